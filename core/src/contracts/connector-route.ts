@@ -1,0 +1,69 @@
+/**
+ * Records the registry keeps: one connector's tools at one generation, the handle that
+ * calls its upstream MCP server, and the immutable binding a `tools/call` resolves to.
+ */
+import type { JsonSchemaObject } from './json.js';
+
+/** Result of an upstream `tools/call`, passed through with its MCP meaning intact. */
+export interface UpstreamCallResult {
+  content: unknown[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Options of one upstream call: cancellation and an optional progress token. */
+export interface UpstreamCallOptions {
+  signal?: AbortSignal;
+}
+
+/** Handle on a running upstream MCP client; the registry never opens or closes it. */
+export interface UpstreamClient {
+  /** Calls `tools/call` upstream with the arguments unchanged. */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options?: UpstreamCallOptions,
+  ): Promise<UpstreamCallResult>;
+}
+
+/** One upstream tool as listed by the upstream server (MCP `Tool`). */
+export interface UpstreamTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchemaObject;
+  outputSchema?: JsonSchemaObject;
+  annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** A tool as the `connector` server serves it: local name plus the upstream tool. */
+export interface ConnectorTool {
+  /** `<connectorKey>_<tool>`, canonical, at most 48 characters. */
+  readonly localName: string;
+  /** The tool's name on its upstream server, exactly as listed. */
+  readonly upstreamName: string;
+  /** The upstream tool definition, frozen. */
+  readonly tool: Readonly<UpstreamTool>;
+}
+
+/** One connector's complete tool set at one generation. */
+export interface ConnectorRoute {
+  readonly connectorKey: string;
+  readonly generation: number;
+  readonly client: UpstreamClient;
+  readonly tools: readonly ConnectorTool[];
+}
+
+/** What `resolve(localName)` returns: immutable for the life of one call. */
+export interface ToolBinding {
+  readonly connectorKey: string;
+  readonly generation: number;
+  readonly localName: string;
+  readonly upstreamName: string;
+  readonly client: UpstreamClient;
+  /** True while this binding's generation is still the connector's current one. */
+  isCurrent(): boolean;
+}

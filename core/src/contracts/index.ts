@@ -1,0 +1,5 @@
+export * from './connector-route.js';
+export * from './json.js';
+export * from './mcp-server-binding.js';
+export * from './prepared-runtime.js';
+export * from './provider-capabilities.js';

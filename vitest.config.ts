@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests import workspace packages from their TypeScript sources (the `tutti-source`
+// export condition), so `npm test` never runs against a stale build.
+export default defineConfig({
+  resolve: { conditions: ['tutti-source'] },
+  test: {
+    include: [
+      'core/src/**/*.test.ts',
+      'cli/src/**/*.test.ts',
+      'providers/*/src/**/*.test.ts',
+      'plugins/*/src/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
