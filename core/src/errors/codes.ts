@@ -52,6 +52,277 @@ export const ERROR_CODES = Object.freeze({
       'The tools/list cursor is not valid for the current tool list: list again from the start.',
     status: 400,
   },
+  TUTTI_ERR_REGISTRY_INVALID_GENERATION: {
+    message:
+      'Connector "{key}" generation {generation} is not valid: use a whole number from 0 up.',
+    status: 400,
+  },
+  TUTTI_ERR_ROUTES_INVALID_METADATA: {
+    message:
+      'Connector "{key}" discover metadata is not valid: {reason}. Fix the connector release metadata.',
+    status: 422,
+  },
+  TUTTI_ERR_SHIM_STALE_GENERATION: {
+    message:
+      'The CLI shim of connector "{key}" is at generation {published}, newer than {generation}: publish the current generation.',
+    status: 409,
+  },
+  TUTTI_ERR_SHIM_INVALID_INPUT: {
+    message:
+      'The CLI shim of connector "{key}" cannot be written: {reason}. Fix the connector\'s CLI entrypoint or environment.',
+    status: 400,
+  },
+  TUTTI_ERR_CLI_DAEMON_NOT_RUNNING: {
+    message:
+      'No tutti daemon is running for this tutti home: start one with `npm start` or `tuttid`, then run the command again.',
+    status: 503,
+  },
+  TUTTI_ERR_CLI_DAEMON_REJECTED: {
+    message:
+      'The tutti daemon refused the request ({reason}): restart the daemon with `tuttid`, then run the command again.',
+    status: 502,
+  },
+  TUTTI_ERR_CLI_DAEMON_BAD_RESPONSE: {
+    message:
+      'The tutti daemon answered with data this CLI does not understand: update tutti so that the CLI and the daemon match.',
+    status: 502,
+  },
+  TUTTI_ERR_AUTH_MISSING_TOKEN: {
+    message:
+      "The request to the connector server carries no bearer token: send the Authorization header of the agent session's connector binding.",
+    status: 401,
+  },
+  TUTTI_ERR_AUTH_INVALID_TOKEN: {
+    message:
+      'The bearer token sent to the connector server is unknown or revoked: start or resume the agent session to get a new connector binding.',
+    status: 401,
+  },
+  TUTTI_ERR_SERVER_BAD_HOST: {
+    message:
+      'Host "{host}" is not a loopback name with the connector server\'s port {port}: connect to 127.0.0.1, localhost or [::1] on that port.',
+    status: 403,
+  },
+  TUTTI_ERR_SERVER_BAD_ORIGIN: {
+    message:
+      'Origin "{origin}" may not call the connector server: send no Origin, "null" or a loopback origin (127.0.0.1, localhost, [::1]).',
+    status: 403,
+  },
+  TUTTI_ERR_SERVER_METHOD_NOT_ALLOWED: {
+    message: 'HTTP {method} is not served on {path}: send each MCP message as its own POST.',
+    status: 405,
+  },
+  TUTTI_ERR_SERVER_BODY_TOO_LARGE: {
+    message:
+      'The request body sent to the connector server is larger than {limit} bytes: send a smaller request.',
+    status: 413,
+  },
+  TUTTI_ERR_SERVER_BAD_BODY: {
+    message:
+      'The request body sent to the connector server is not usable: {reason}. Send one JSON-RPC message as application/json.',
+    status: 400,
+  },
+  TUTTI_ERR_SERVER_UPSTREAM_FAILED: {
+    message:
+      'Connector "{key}" failed while running tool "{tool}": {reason}. Retry; if it keeps failing, reconnect the connector.',
+    status: 502,
+  },
+  TUTTI_ERR_SERVER_SHUTTING_DOWN: {
+    message:
+      'The connector server is shutting down, so the call of tool "{localName}" was stopped: retry in a new agent session.',
+    status: 503,
+  },
+  TUTTI_ERR_MANIFEST_UNREADABLE: {
+    message:
+      'Cannot read the connector manifest "{source}" ({reason}): a connector release is a folder with tutti-connector.json at its root.',
+    status: 400,
+  },
+  TUTTI_ERR_MANIFEST_INVALID_JSON: {
+    message: 'Connector manifest "{source}" is not valid JSON ({reason}): fix its syntax.',
+    status: 400,
+  },
+  TUTTI_ERR_MANIFEST_INVALID: {
+    message: 'Connector manifest "{source}" is not valid: {problems}.',
+    status: 422,
+  },
+  TUTTI_ERR_STORE_UNSAFE_RELEASE: {
+    message:
+      'Connector release "{source}" cannot be installed: "{entry}" {reason}. Replace it with a regular file inside the release.',
+    status: 422,
+  },
+  TUTTI_ERR_STORE_STATE_CORRUPT: {
+    message:
+      'State file "{file}" is corrupt ({reason}) and no good copy exists: move it and its .last-good copy aside to start with an empty state, or restore it from a backup.',
+    status: 500,
+  },
+  TUTTI_ERR_STORE_STATE_RESTORED: {
+    message:
+      'State file "{file}" was corrupt ({reason}): tutti restored the last good copy and kept the corrupt file as "{kept}". Check the disk, then reinstall any connector changed since.',
+    status: 500,
+  },
+  TUTTI_ERR_STORE_RELEASE_MISSING: {
+    message:
+      'Connector "{key}" is installed but its release {digest} cannot be read ({reason}): install the connector again.',
+    status: 500,
+  },
+  TUTTI_ERR_STORE_NOT_INSTALLED: {
+    message: 'Connector "{key}" is not installed: install it from its release folder first.',
+    status: 404,
+  },
+  TUTTI_ERR_STORE_NO_CREDENTIAL: {
+    message:
+      'Connector "{key}" declares auth "none" and takes no credential: declare api_key or oauth2 in its manifest to give it one.',
+    status: 400,
+  },
+  TUTTI_ERR_STORE_INVALID_CREDENTIAL: {
+    message:
+      'The credential given for connector "{key}" is not valid ({reason}): give a non-empty value without line breaks or NUL characters.',
+    status: 400,
+  },
+  TUTTI_ERR_STORE_CREDENTIAL_CORRUPT: {
+    message:
+      'The credential file of connector "{key}" cannot be read ({reason}): set the credential again.',
+    status: 500,
+  },
+  TUTTI_ERR_UPSTREAM_SPAWN_FAILED: {
+    message:
+      'Upstream MCP server command "{command}" could not be started: {reason}. Check that the connector\'s command is installed and executable.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_START_TIMEOUT: {
+    message:
+      'Upstream MCP server "{target}" did not finish initialize and tools/list within {timeoutMs} ms, so it was stopped: check that the connector starts an MCP server, or raise its start timeout.',
+    status: 504,
+  },
+  TUTTI_ERR_UPSTREAM_START_FAILED: {
+    message:
+      'Upstream MCP server "{target}" failed during startup: {reason}. Check the connector\'s command, URL and credentials.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_TOO_MANY_PAGES: {
+    message:
+      'Upstream MCP server "{target}" returned more than {maxPages} tools/list pages: fix its pagination or raise the page cap.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_TOO_MANY_TOOLS: {
+    message:
+      'Upstream MCP server "{target}" listed more than {maxTools} tools: reduce its tools or raise the tool cap.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_REPEATED_CURSOR: {
+    message:
+      'Upstream MCP server "{target}" repeated a tools/list cursor on page {page}, so its pagination never ends: fix the server.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_EXITED: {
+    message:
+      'Upstream MCP server "{target}" ended ({reason}) before answering: retry once the connector has restarted.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_CLOSED: {
+    message:
+      'Upstream MCP client "{target}" is closed: list tools again and retry on the current connector generation.',
+    status: 503,
+  },
+  TUTTI_ERR_UPSTREAM_CANCELLED: {
+    message:
+      'The call of tool "{tool}" on upstream MCP server "{target}" was cancelled by its caller: call it again if the result is still wanted.',
+    status: 499,
+  },
+  TUTTI_ERR_PLUGIN_LOAD_FAILED: {
+    message:
+      'Plugin at "{origin}" could not be loaded: {reason}. Fix or remove it; it was skipped.',
+    status: 500,
+  },
+  TUTTI_ERR_PLUGIN_INVALID: {
+    message:
+      'Plugin at "{origin}" is not valid: {reason}. Export default { name, version, capabilities?, apply(host) }; it was skipped.',
+    status: 422,
+  },
+  TUTTI_ERR_PLUGIN_DUPLICATE: {
+    message:
+      'Plugin "{plugin}" at "{origin}" is already loaded from "{first}": remove one of them; the second was skipped.',
+    status: 409,
+  },
+  TUTTI_ERR_PLUGIN_APPLY_FAILED: {
+    message: 'Plugin "{plugin}" failed in apply: {reason}. Fix or remove it; it was skipped.',
+    status: 500,
+  },
+  TUTTI_ERR_PLUGIN_HOOK_FAILED: {
+    message: 'Plugin "{plugin}" failed in hook "{hook}": {reason}. Fix or remove the plugin.',
+    status: 500,
+  },
+  TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER: {
+    message:
+      'Provider "{provider}" is already registered: rename one of the providers; the second registration was refused.',
+    status: 409,
+  },
+  TUTTI_ERR_SESSION_BINDING_DROPPED: {
+    message:
+      'Tap "{plugin}" of hook "prepare" changed or dropped the connector binding of agent session "{session}": return mcpServers unchanged. Fix or remove that plugin.',
+    status: 500,
+  },
+  TUTTI_ERR_SESSION_INVALID_RUNTIME: {
+    message:
+      'The prepared runtime of agent session "{session}" is not valid after the prepare hook: {reason}. Fix the plugin that changed it.',
+    status: 500,
+  },
+  TUTTI_ERR_SESSION_UNKNOWN_PROVIDER: {
+    message:
+      'No provider named "{provider}" is registered (known: {known}): pick one of those or install its plugin.',
+    status: 404,
+  },
+  TUTTI_ERR_SESSION_UNSUPPORTED: {
+    message: 'Provider "{provider}" cannot {operation} sessions: start a new session instead.',
+    status: 409,
+  },
+  TUTTI_ERR_SESSION_UNKNOWN: {
+    message: 'Agent session "{session}" is not known to this host: list sessions again.',
+    status: 404,
+  },
+  TUTTI_ERR_SESSION_EXISTS: {
+    message:
+      'Agent session "{session}" is already live on this host: close it first or use another id.',
+    status: 409,
+  },
+  TUTTI_ERR_SESSION_START_FAILED: {
+    message:
+      'Provider "{provider}" could not start agent session "{session}": {reason}. Check the agent command and its log.',
+    status: 502,
+  },
+  TUTTI_ERR_PROVIDER_NO_COMMAND: {
+    message: 'Provider "{provider}" has no agent command: pass launch.command.',
+    status: 400,
+  },
+  TUTTI_ERR_PROVIDER_SPAWN_FAILED: {
+    message:
+      'Agent command "{command}" of provider "{provider}" could not be started: {reason}. Check that it is installed and on PATH.',
+    status: 502,
+  },
+  TUTTI_ERR_PROVIDER_AGENT_EXITED: {
+    message:
+      'The agent of provider "{provider}" exited ({reason}) before answering "{method}": check the agent\'s stderr.',
+    status: 502,
+  },
+  TUTTI_ERR_PROVIDER_REQUEST_FAILED: {
+    message:
+      'The agent of provider "{provider}" failed "{method}": {reason}. Check the agent\'s log.',
+    status: 502,
+  },
+  TUTTI_ERR_PROVIDER_BINDING_DROPPED: {
+    message:
+      'A "{hook}" tap removed the connector binding from the "{method}" params of agent session "{session}": keep mcpServers. Fix or remove that plugin.',
+    status: 500,
+  },
+  TUTTI_ERR_PROVIDER_USER_CONFIG_INVALID: {
+    message:
+      'The user config "{path}" of provider "{provider}" is not valid TOML ({reason}): fix that file; the session was not started.',
+    status: 422,
+  },
+  TUTTI_ERR_PROVIDER_SESSION_CLOSED: {
+    message:
+      'Agent session "{session}" of provider "{provider}" is closed and cannot "{method}": start or resume a session.',
+    status: 409,
+  },
 } as const satisfies Record<string, ErrorSpec>);
 
 /** Every tutti error code. */

@@ -27,6 +27,12 @@ export interface ToolsSnapshot {
   /** JSON of the whole tools array. */
   readonly toolsJson: string;
   /**
+   * UTF-8 bytes of `toolsJson`, encoded once: write them to the socket between the
+   * response's head and tail, as encoding a multi-megabyte string per request is O(bytes)
+   * work again. Shared by every request, so never write into it.
+   */
+  readonly toolsJsonBytes: Buffer;
+  /**
    * A page of at most `pageSize` tools starting at `cursor` (undefined: the first page).
    * Throws TUTTI_ERR_REGISTRY_BAD_CURSOR for a cursor this snapshot did not issue.
    */

@@ -1,0 +1,77 @@
+/**
+ * The `ConnectorSummary` of spec section 9.2: what `tutti connector available` shows about
+ * one ready connector. Strict schemas: it can hold no URL, port, token, header or path
+ * field, and every derived field (server name, tool prefix, command) follows the key.
+ */
+import { z } from 'zod';
+import { CONNECTOR_SERVER_NAME } from '../contracts/index.js';
+
+/** Run condition of one interface (not the user's enable/disable choice). */
+export const interfaceStatusSchema = z.enum(['ready', 'starting', 'unavailable']);
+
+/** Run condition of one interface. */
+export type InterfaceStatus = z.infer<typeof interfaceStatusSchema>;
+
+/** Zod schema of {@link SkillSummary}: a skill's name (as in SKILL.md), title and purpose. */
+export const skillSummarySchema = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+      .max(64),
+    title: z.string().min(1).max(200),
+    description: z.string().max(1024),
+  })
+  .strict();
+
+/** One Connector-owned Skill, as summarized (never its content or path). */
+export type SkillSummary = z.infer<typeof skillSummarySchema>;
+
+/** Zod schema of the MCP interface entry. */
+export const mcpInterfaceSchema = z
+  .object({
+    kind: z.literal('mcp'),
+    serverName: z.literal(CONNECTOR_SERVER_NAME),
+    toolPrefix: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}_$/),
+    status: interfaceStatusSchema,
+  })
+  .strict();
+
+/** Zod schema of the CLI interface entry. */
+export const cliInterfaceSchema = z
+  .object({
+    kind: z.literal('cli'),
+    command: z.string().regex(/^tutti-connector-[a-z0-9][a-z0-9-]{0,31}$/),
+    status: interfaceStatusSchema,
+  })
+  .strict();
+
+/** Zod schema of {@link ConnectorSummary}. */
+export const connectorSummarySchema = z
+  .object({
+    key: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/),
+    name: z.string().min(1).max(200),
+    description: z.string().max(2048),
+    skills: z.array(skillSummarySchema),
+    interfaces: z.array(z.discriminatedUnion('kind', [mcpInterfaceSchema, cliInterfaceSchema])),
+  })
+  .strict();
+
+/** One connector as `tutti connector available` shows it (spec section 9.2). */
+export type ConnectorSummary = z.infer<typeof connectorSummarySchema>;
+
+/** Zod schema of {@link ConnectorMetadata}, what a reconciler commits per generation. */
+export const connectorMetadataSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    description: z.string().max(2048),
+    /** Present when the release ships an MCP server. */
+    mcp: z.object({ status: interfaceStatusSchema }).strict().optional(),
+    /** Present when the release ships a CLI entrypoint. */
+    cli: z.object({ status: interfaceStatusSchema }).strict().optional(),
+    skills: z.array(skillSummarySchema).default([]),
+  })
+  .strict();
+
+/** Discover metadata of one connector release; the key-derived fields are filled in. */
+export type ConnectorMetadata = z.input<typeof connectorMetadataSchema>;
