@@ -3,3 +3,8 @@ export * from './contracts/index.js';
 export * from './errors/index.js';
 export * from './registry/index.js';
 export * from './routes/index.js';
+export * from './process/index.js';
+export * from './upstream/index.js';
+export * from './shims/index.js';
+export * from './skills/index.js';
+export * from './guidance/index.js';

@@ -1,0 +1,7 @@
+/** Process supervision: detached process groups, a reaper watchdog, exit handlers. */
+export * from './default-supervisor.js';
+export * from './exit-handlers.js';
+export * from './process-group.js';
+export * from './reaper.js';
+export * from './stderr-tail.js';
+export * from './supervisor.js';

@@ -1,0 +1,166 @@
+/**
+ * The process supervisor: spawns each upstream server as the leader of its own process
+ * group, keeps a bounded stderr tail, registers the group with the reaper, and stops
+ * whole groups (grandchildren included) with SIGTERM then SIGKILL.
+ */
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { signalGroup, terminateGroup, waitForGroupExit } from './process-group.js';
+import { type Reaper, startReaper } from './reaper.js';
+import { DEFAULT_STDERR_TAIL_BYTES, StderrTail } from './stderr-tail.js';
+
+/** What to run; `env` is the child's whole environment, nothing is added to it. */
+export interface SpawnGroupOptions {
+  command: string;
+  args?: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** Bytes of stderr kept for diagnostics (default 16 KiB). */
+  stderrTailBytes?: number;
+}
+
+/** How a supervised process ended. */
+export interface ProcessExitInfo {
+  /** Exit code of the group leader, or null when a signal ended it. */
+  readonly code: number | null;
+  /** Signal that ended the leader, or null. */
+  readonly signal: NodeJS.Signals | null;
+  /** The last bytes it wrote to stderr. */
+  readonly stderrTail: string;
+  /** True when the supervisor was asked to stop it (terminate or shutdown). */
+  readonly expected: boolean;
+}
+
+/** A running process that leads its own group. */
+export interface SupervisedProcess {
+  /** Pid of the leader, which is also the process-group id. */
+  readonly pid: number;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** Resolves once the leader exited and its stdio closed (the rest of the group is being killed). */
+  readonly exited: Promise<ProcessExitInfo>;
+  /** The current stderr tail. */
+  stderrTail(): string;
+  /** SIGTERM to the group, SIGKILL after the grace period; resolves when the group is gone. */
+  terminate(): Promise<void>;
+}
+
+/** Spawns and tracks process groups; one per daemon. */
+export interface ProcessSupervisor {
+  /** Spawns `options.command` detached; rejects when it cannot start (e.g. ENOENT). */
+  spawn(options: SpawnGroupOptions): Promise<SupervisedProcess>;
+  /** Groups currently tracked. */
+  readonly groups: readonly number[];
+  /** Pid of the reaper watchdog, when one runs. */
+  readonly reaperPid: number | undefined;
+  /** Stops every tracked group (in parallel) and resolves when all are gone. */
+  terminateAll(): Promise<void>;
+  /** Sends `signal` to every tracked group at once; for paths that cannot wait. */
+  signalAllSync(signal: NodeJS.Signals): void;
+  /** Stops every group, then lets the reaper go. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createProcessSupervisor}. */
+export interface ProcessSupervisorOptions {
+  /** Time between SIGTERM and SIGKILL when stopping a group, in ms (default 2000). */
+  graceMs?: number;
+  /** Run a reaper watchdog (default true); pass one to share it. */
+  reaper?: boolean | Reaper;
+}
+
+/**
+ * Creates a supervisor whose groups die with the daemon, however the daemon ends.
+ * @example const supervisor = createProcessSupervisor(); installExitHandlers(supervisor);
+ */
+export function createProcessSupervisor(options: ProcessSupervisorOptions = {}): ProcessSupervisor {
+  const graceMs = options.graceMs ?? 2_000;
+  const reaper =
+    typeof options.reaper === 'object'
+      ? options.reaper
+      : options.reaper === false
+        ? undefined
+        : startReaper({ graceMs });
+  const live = new Map<number, SupervisedProcess>();
+
+  async function spawnGroup(spec: SpawnGroupOptions): Promise<SupervisedProcess> {
+    const child = spawn(spec.command, [...(spec.args ?? [])], {
+      detached: true,
+      env: { ...spec.env },
+      cwd: spec.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      shell: false,
+    });
+    // Register before anything can yield, so a daemon SIGKILL right now still reaps it.
+    if (child.pid !== undefined) reaper?.register(child.pid);
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    const pid = child.pid!;
+    const tail = new StderrTail(spec.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
+    child.stderr!.on('data', (chunk: Buffer) => tail.push(chunk));
+    // Late errors (EPIPE, a failed kill) must never become an unhandled 'error' event.
+    child.on('error', () => {});
+    child.stdin!.on('error', () => {});
+    child.stderr!.on('error', () => {});
+    let expected = false;
+    let stopping: Promise<void> | undefined;
+
+    const exited = new Promise<ProcessExitInfo>((resolve) => {
+      let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      const finish = () => {
+        if (!exitInfo) return;
+        resolve({ ...exitInfo, stderrTail: tail.text(), expected });
+      };
+      child.once('exit', (code, signal) => {
+        exitInfo = { code, signal };
+        // A leader that died on its own leaves orphans holding its pipes: kill them now.
+        if (!expected) signalGroup(pid, 'SIGKILL');
+        // Stdio normally closes at once; a member outside the group could hold it open.
+        setTimeout(finish, 1_000).unref();
+      });
+      child.once('close', () => finish());
+    });
+
+    const handle: SupervisedProcess = {
+      pid,
+      stdin: child.stdin!,
+      stdout: child.stdout!,
+      exited,
+      stderrTail: () => tail.text(),
+      terminate() {
+        expected = true;
+        stopping ??= terminateGroup(pid, graceMs);
+        return stopping;
+      },
+    };
+    live.set(pid, handle);
+    void exited.then(async () => {
+      await (stopping ?? waitForGroupExit(pid, graceMs + 5_000));
+      live.delete(pid);
+      reaper?.unregister(pid);
+    });
+    return handle;
+  }
+
+  return {
+    spawn: spawnGroup,
+    get groups() {
+      return [...live.keys()];
+    },
+    get reaperPid() {
+      return reaper?.pid;
+    },
+    async terminateAll() {
+      await Promise.all([...live.values()].map((proc) => proc.terminate()));
+    },
+    signalAllSync(signal) {
+      for (const pid of live.keys()) signalGroup(pid, signal);
+    },
+    async close() {
+      await Promise.all([...live.values()].map((proc) => proc.terminate()));
+      if (typeof options.reaper !== 'object') reaper?.close();
+    },
+  };
+}

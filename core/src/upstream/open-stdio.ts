@@ -1,0 +1,102 @@
+/**
+ * `openStdioUpstream`: a managed stdio MCP server in its own process group, with exactly
+ * the environment given (plus PATH and HOME when the caller gives none), a bounded start
+ * time, and crash detection.
+ */
+import { basename } from 'node:path';
+import { defaultProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import { ProcessGroupTransport } from './process-group-transport.js';
+import type { UpstreamCommonOptions, UpstreamConnection, UpstreamExitInfo } from './types.js';
+import { connectUpstream } from './upstream-connection.js';
+
+/** MCP versions a stdio upstream may answer; 2025-06-18 is offered. */
+const STDIO_PROTOCOL_VERSIONS = ['2025-06-18', '2025-11-25', '2025-03-26', '2024-11-05'];
+
+/** Options of {@link openStdioUpstream}. */
+export interface StdioUpstreamOptions extends UpstreamCommonOptions {
+  command: string;
+  args?: readonly string[];
+  /**
+   * The server's whole environment (credentials belong here). Only PATH and HOME are
+   * taken from the daemon, and only when absent here; nothing else of the daemon leaks.
+   */
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** Supervisor of the process group (default: the daemon-wide one with its reaper). */
+  supervisor?: ProcessSupervisor;
+  /** Bytes of stderr kept for diagnostics (default 16 KiB). */
+  stderrTailBytes?: number;
+}
+
+/** The environment a stdio upstream gets: `env` plus PATH and HOME when missing. */
+export function upstreamEnvironment(
+  env: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const path = process.env.PATH;
+  const home = process.env.HOME;
+  if (path !== undefined) out.PATH = path;
+  if (home !== undefined) out.HOME = home;
+  return { ...out, ...env };
+}
+
+function describeExit(code: number | null, signal: string | null): string {
+  return signal ? `signal ${signal}` : `exit code ${code}`;
+}
+
+/**
+ * Spawns the server, runs initialize and the full tools/list within `startTimeoutMs`
+ * (else stops the whole group and throws TUTTI_ERR_UPSTREAM_START_TIMEOUT).
+ * @example const up = await openStdioUpstream({ command: 'node', args: ['server.mjs'] });
+ */
+export async function openStdioUpstream(
+  options: StdioUpstreamOptions,
+): Promise<UpstreamConnection> {
+  const supervisor = options.supervisor ?? defaultProcessSupervisor();
+  const target = basename(options.command);
+  const transport = new ProcessGroupTransport(supervisor, {
+    command: options.command,
+    args: options.args,
+    env: upstreamEnvironment(options.env),
+    cwd: options.cwd,
+    stderrTailBytes: options.stderrTailBytes,
+  });
+  const exitInfo = (): UpstreamExitInfo | undefined => {
+    const info = transport.exitInfo;
+    if (!info) return undefined;
+    return {
+      reason: describeExit(info.code, info.signal),
+      code: info.code,
+      signal: info.signal,
+      stderrTail: info.stderrTail,
+    };
+  };
+  try {
+    return await connectUpstream(
+      {
+        target,
+        transport,
+        clientOptions: {
+          versionNegotiation: { mode: 'legacy' },
+          supportedProtocolVersions: STDIO_PROTOCOL_VERSIONS,
+        },
+        exitInfo,
+        pid: () => transport.process?.pid,
+        stderrTail: () => transport.process?.stderrTail() ?? '',
+      },
+      options,
+    );
+  } catch (error) {
+    const spawnError = error instanceof TuttiError ? error.cause : error;
+    if (!transport.process && !isTuttiError(spawnError)) {
+      const reason = (spawnError as NodeJS.ErrnoException)?.code ?? String(spawnError);
+      throw new TuttiError(
+        'TUTTI_ERR_UPSTREAM_SPAWN_FAILED',
+        { command: target, reason },
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
