@@ -8,3 +8,5 @@ export * from './upstream/index.js';
 export * from './shims/index.js';
 export * from './skills/index.js';
 export * from './guidance/index.js';
+export * from './manifest/index.js';
+export * from './store/index.js';

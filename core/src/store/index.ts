@@ -1,0 +1,8 @@
+/** The connector store: home folder, content-addressed releases, state and credentials. */
+export * from './atomic-write.js';
+export * from './credential-file.js';
+export * from './home.js';
+export * from './release-files.js';
+export * from './secret.js';
+export * from './store.js';
+export * from './store-types.js';

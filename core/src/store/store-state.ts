@@ -1,0 +1,37 @@
+/**
+ * The shape of `<home>/state/installed.json`: which release digest is installed per key,
+ * and the last revision taken per key (kept after uninstall, so revisions never repeat).
+ */
+import { z } from 'zod';
+import { CONNECTOR_KEY_PATTERN } from '../manifest/index.js';
+
+/** One installed connector as recorded on disk. */
+export const installedRecordSchema = z
+  .object({
+    digest: z.string().regex(/^[0-9a-f]{64}$/),
+    installedAt: z.string(),
+  })
+  .strict();
+
+/** Zod schema of `installed.json`. */
+export const storeStateSchema = z
+  .object({
+    version: z.literal(1),
+    connectors: z.record(z.string().regex(CONNECTOR_KEY_PATTERN), installedRecordSchema),
+    revisions: z.record(z.string().regex(CONNECTOR_KEY_PATTERN), z.number().int().nonnegative()),
+  })
+  .strict()
+  .refine(
+    (state) => Object.keys(state.connectors).every((key) => (state.revisions[key] ?? 0) > 0),
+    { message: 'an installed connector has no revision' },
+  );
+
+/** Contents of `installed.json`. */
+export type StoreState = z.output<typeof storeStateSchema>;
+
+/** The state of a home where nothing was ever installed. */
+export const EMPTY_STATE: StoreState = Object.freeze({
+  version: 1,
+  connectors: {},
+  revisions: {},
+}) as StoreState;

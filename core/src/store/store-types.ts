@@ -1,0 +1,80 @@
+/** Public shapes of the connector store: what the reconciler, CLI and providers rely on. */
+import type { TuttiError } from '../errors/index.js';
+import type { ConnectorManifest, ResolvedRelease } from '../manifest/index.js';
+import type { Credential } from './credential-file.js';
+import type { Secret } from './secret.js';
+
+/** One installed connector: its manifest and immutable, content-addressed release. */
+export interface InstalledConnector {
+  readonly key: string;
+  readonly manifest: ConnectorManifest;
+  /** Absolute folder of the installed release, `<home>/releases/<digest>`. */
+  readonly releaseDir: string;
+  /** sha256 of the release's contents. */
+  readonly digest: string;
+  /** The key's current revision: the registry generation to commit it at. */
+  readonly revision: number;
+  /** ISO time this release was installed. */
+  readonly installedAt: string;
+  /** Commands and arguments resolved against `releaseDir`. */
+  readonly paths: ResolvedRelease;
+  /** Absolute skills folder when it holds at least one `<skill>/SKILL.md`. */
+  readonly skillsDir?: string;
+  /** Names of the release's skills (folders holding a SKILL.md), sorted. */
+  readonly skills: readonly string[];
+}
+
+/** Outcome of {@link ConnectorStore.install}. */
+export interface InstallResult extends InstalledConnector {
+  /** False when this exact release was already installed (nothing changed, no new revision). */
+  readonly changed: boolean;
+  /** Digest of the release it replaced, on an upgrade. */
+  readonly previousDigest?: string;
+}
+
+/** Outcome of a change that may take a new revision (uninstall, credential changes). */
+export interface RevisionChange {
+  readonly key: string;
+  /** The key's revision after the call (a new one when `changed`). */
+  readonly revision: number;
+  readonly changed: boolean;
+}
+
+/** Options of `openStore`. */
+export interface StoreOptions {
+  /** Told about each problem the store recovered from (also kept in `problems`). */
+  readonly onProblem?: (problem: TuttiError) => void;
+}
+
+/** The connector store under one tutti home. Writes are serialized within the process. */
+export interface ConnectorStore {
+  /** Absolute home folder. */
+  readonly home: string;
+  /** Problems recovered from while opening (restored state, unreadable releases). */
+  readonly problems: readonly TuttiError[];
+  /**
+   * Copies the release folder into the store and installs it under its manifest key.
+   * Same content as installed: no change. New content: an upgrade with a new revision.
+   */
+  install(releaseDir: string): Promise<InstallResult>;
+  /** Removes `key` and its credential (new revision); unchanged when not installed. */
+  uninstall(key: string): Promise<RevisionChange>;
+  /** Every installed connector, sorted by key. */
+  installed(): readonly InstalledConnector[];
+  /** The installed connector `key`, or undefined. */
+  get(key: string): InstalledConnector | undefined;
+  /** Stores `key`'s credential (0600); a different value takes a new revision. */
+  setCredential(key: string, secret: string | Secret): Promise<RevisionChange>;
+  /** Deletes `key`'s credential; when one existed, takes a new revision. */
+  clearCredential(key: string): Promise<RevisionChange>;
+  /** `key`'s stored credential, or undefined. */
+  credential(key: string): Promise<Credential | undefined>;
+  /** True when `key` is installed and needs no credential or has one of its auth kind. */
+  authReady(key: string): Promise<boolean>;
+  /** Takes and persists a new revision for `key` (e.g. to restart a crashed upstream). */
+  nextRevision(key: string): Promise<number>;
+  /** The last revision taken for `key`; 0 when none ever was. */
+  revision(key: string): number;
+  /** Deletes releases no installed connector uses; run it when no upstream runs from them. */
+  pruneReleases(): Promise<string[]>;
+}

@@ -1,0 +1,292 @@
+/**
+ * The connector store under a tutti home:
+ * `releases/<digest>/` content-addressed releases, `state/installed.json` (+ `.last-good`)
+ * with the installed digest and last revision per key, `credentials/<key>.json` (0600).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import {
+  CONNECTOR_KEY_PATTERN,
+  type ConnectorManifest,
+  listSkills,
+  readManifest,
+  resolveReleasePaths,
+} from '../manifest/index.js';
+import { fsyncDir, isProcessAlive, removeStrayTempFiles } from './atomic-write.js';
+import {
+  deleteCredential,
+  ensureCredentialsDir,
+  readCredential,
+  writeCredential,
+} from './credential-file.js';
+import { readGuardedJson, writeGuardedJson } from './guarded-json-file.js';
+import { copyRelease } from './release-files.js';
+import { Secret } from './secret.js';
+import { createSerialQueue } from './serial-queue.js';
+import { EMPTY_STATE, type StoreState, storeStateSchema } from './store-state.js';
+import type {
+  ConnectorStore,
+  InstalledConnector,
+  InstallResult,
+  RevisionChange,
+  StoreOptions,
+} from './store-types.js';
+
+const STAGING = /^\.staging-(\d+)-[0-9a-f]+$/;
+
+function checkKey(key: string): void {
+  if (!CONNECTOR_KEY_PATTERN.test(key))
+    throw new TuttiError('TUTTI_ERR_REGISTRY_INVALID_KEY', { key });
+}
+
+function checkSecret(key: string, secret: Secret): void {
+  const value = secret.reveal();
+  if (value.length === 0) {
+    throw new TuttiError('TUTTI_ERR_STORE_INVALID_CREDENTIAL', { key, reason: 'it is empty' });
+  }
+  if (/[\r\n\0]/.test(value)) {
+    throw new TuttiError('TUTTI_ERR_STORE_INVALID_CREDENTIAL', {
+      key,
+      reason: 'it contains a line break or NUL',
+    });
+  }
+}
+
+/** Builds the in-memory view of one installed release (manifest already validated). */
+async function describe(
+  key: string,
+  manifest: ConnectorManifest,
+  releaseDir: string,
+  digest: string,
+  installedAt: string,
+  revision: number,
+): Promise<InstalledConnector> {
+  const paths = resolveReleasePaths(manifest, releaseDir);
+  const skills = await listSkills(paths.skillsDir);
+  return Object.freeze({
+    key,
+    manifest,
+    releaseDir,
+    digest,
+    revision,
+    installedAt,
+    paths,
+    ...(skills.length > 0 && { skillsDir: paths.skillsDir }),
+    skills: Object.freeze(skills),
+  });
+}
+
+/**
+ * Opens (creating when needed) the store under `home`. Recovers from a damaged state file
+ * through its last good copy and reports that in `problems`; throws
+ * TUTTI_ERR_STORE_STATE_CORRUPT when no good copy exists.
+ * @example const store = await openStore(resolveHome({ flag, env: process.env }));
+ */
+export async function openStore(home: string, options: StoreOptions = {}): Promise<ConnectorStore> {
+  const root = resolve(home);
+  const stateDir = join(root, 'state');
+  const releasesDir = join(root, 'releases');
+  const credentialsDir = join(root, 'credentials');
+  const stateFile = join(stateDir, 'installed.json');
+  await mkdir(stateDir, { recursive: true });
+  await mkdir(releasesDir, { recursive: true });
+  await ensureCredentialsDir(credentialsDir);
+  await removeStrayTempFiles(stateDir);
+  await removeStrayTempFiles(credentialsDir);
+  for (const name of await readdir(releasesDir)) {
+    const match = STAGING.exec(name);
+    if (match && !isProcessAlive(Number(match[1]))) {
+      await rm(join(releasesDir, name), { recursive: true, force: true });
+    }
+  }
+
+  const problems: TuttiError[] = [];
+  const report = (problem: TuttiError): void => {
+    problems.push(problem);
+    options.onProblem?.(problem);
+  };
+  const read = await readGuardedJson(stateFile, storeStateSchema, EMPTY_STATE);
+  if (read.problem) report(read.problem);
+  let state: StoreState = read.value;
+  let views = new Map<string, InstalledConnector>();
+  for (const [key, record] of Object.entries(state.connectors)) {
+    const releaseDir = join(releasesDir, record.digest);
+    try {
+      const manifest = await readManifest(releaseDir);
+      const revision = state.revisions[key] ?? 0;
+      views.set(
+        key,
+        await describe(key, manifest, releaseDir, record.digest, record.installedAt, revision),
+      );
+    } catch (error) {
+      const reason = isTuttiError(error) ? error.code : String(error);
+      report(
+        new TuttiError('TUTTI_ERR_STORE_RELEASE_MISSING', { key, digest: record.digest, reason }),
+      );
+    }
+  }
+
+  const serialize = createSerialQueue();
+
+  /** Persists `next` and only then makes it the current state. */
+  const commit = async (next: StoreState): Promise<void> => {
+    await writeGuardedJson(stateFile, next);
+    state = next;
+  };
+  const bumped = (key: string): StoreState['revisions'] => ({
+    ...state.revisions,
+    [key]: (state.revisions[key] ?? 0) + 1,
+  });
+  const withRevision = (view: InstalledConnector, revision: number): InstalledConnector =>
+    Object.freeze({ ...view, revision });
+  const takeRevision = async (key: string): Promise<number> => {
+    const revisions = bumped(key);
+    await commit({ ...state, revisions });
+    const revision = revisions[key]!;
+    const view = views.get(key);
+    if (view) views.set(key, withRevision(view, revision));
+    return revision;
+  };
+
+  /** Copies `source` into `releases/<digest>` (or finds it there) and returns both. */
+  const storeRelease = async (source: string): Promise<{ digest: string; dir: string }> => {
+    const staging = join(releasesDir, `.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
+    try {
+      const digest = await copyRelease(source, staging);
+      const dir = join(releasesDir, digest);
+      try {
+        await rename(staging, dir);
+        await fsyncDir(releasesDir);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+      }
+      return { digest, dir };
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  };
+
+  const install = (releaseDir: string): Promise<InstallResult> =>
+    serialize(async () => {
+      const source = resolve(releaseDir);
+      await readManifest(source); // errors name the user's folder, not the staging copy
+      const { digest, dir } = await storeRelease(source);
+      const manifest = await readManifest(dir);
+      const key = manifest.key;
+      const current = views.get(key);
+      if (current && current.digest === digest) {
+        return Object.freeze({ ...current, changed: false });
+      }
+      const installedAt = new Date().toISOString();
+      const revisions = bumped(key);
+      await commit({
+        ...state,
+        connectors: { ...state.connectors, [key]: { digest, installedAt } },
+        revisions,
+      });
+      const view = await describe(key, manifest, dir, digest, installedAt, revisions[key]!);
+      views = new Map(views).set(key, view);
+      return Object.freeze({
+        ...view,
+        changed: true,
+        ...(current && { previousDigest: current.digest }),
+      });
+    });
+
+  const uninstall = (key: string): Promise<RevisionChange> =>
+    serialize(async () => {
+      checkKey(key);
+      if (!(key in state.connectors)) {
+        return { key, revision: state.revisions[key] ?? 0, changed: false };
+      }
+      // The secret goes first: a crash in between must not leave it behind for a later install.
+      await deleteCredential(credentialsDir, key);
+      const { [key]: _removed, ...connectors } = state.connectors;
+      const revisions = bumped(key);
+      await commit({ ...state, connectors, revisions });
+      views = new Map(views);
+      views.delete(key);
+      return { key, revision: revisions[key]!, changed: true };
+    });
+
+  const requireInstalled = (key: string): InstalledConnector => {
+    checkKey(key);
+    const view = views.get(key);
+    if (!view) throw new TuttiError('TUTTI_ERR_STORE_NOT_INSTALLED', { key });
+    return view;
+  };
+
+  const setCredential = (key: string, secret: string | Secret): Promise<RevisionChange> =>
+    serialize(async () => {
+      const view = requireInstalled(key);
+      const wrapped = typeof secret === 'string' ? new Secret(secret) : secret;
+      const auth = view.manifest.auth;
+      if (auth.kind === 'none') throw new TuttiError('TUTTI_ERR_STORE_NO_CREDENTIAL', { key });
+      checkSecret(key, wrapped);
+      const existing = await readCredential(credentialsDir, key).catch(() => undefined);
+      if (existing && existing.kind === auth.kind && existing.secret.equals(wrapped)) {
+        return { key, revision: view.revision, changed: false };
+      }
+      await writeCredential(credentialsDir, key, auth.kind, wrapped);
+      return { key, revision: await takeRevision(key), changed: true };
+    });
+
+  const clearCredential = (key: string): Promise<RevisionChange> =>
+    serialize(async () => {
+      checkKey(key);
+      if (!(await deleteCredential(credentialsDir, key))) {
+        return { key, revision: state.revisions[key] ?? 0, changed: false };
+      }
+      return { key, revision: await takeRevision(key), changed: true };
+    });
+
+  const credential = async (key: string) => {
+    checkKey(key);
+    return readCredential(credentialsDir, key);
+  };
+
+  const authReady = async (key: string): Promise<boolean> => {
+    checkKey(key);
+    const view = views.get(key);
+    if (!view) return false;
+    const auth = view.manifest.auth;
+    if (auth.kind === 'none') return true;
+    const stored = await readCredential(credentialsDir, key).catch(() => undefined);
+    return stored?.kind === auth.kind;
+  };
+
+  const pruneReleases = (): Promise<string[]> =>
+    serialize(async () => {
+      const used = new Set(Object.values(state.connectors).map((record) => record.digest));
+      const removed: string[] = [];
+      for (const name of await readdir(releasesDir)) {
+        if (name.startsWith('.') || used.has(name)) continue;
+        await rm(join(releasesDir, name), { recursive: true, force: true });
+        removed.push(name);
+      }
+      return removed.sort();
+    });
+
+  return Object.freeze({
+    home: root,
+    problems,
+    install,
+    uninstall,
+    installed: () => [...views.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
+    get: (key: string) => views.get(key),
+    setCredential,
+    clearCredential,
+    credential,
+    authReady,
+    nextRevision: (key: string) =>
+      serialize(async () => {
+        checkKey(key);
+        return takeRevision(key);
+      }),
+    revision: (key: string) => state.revisions[key] ?? 0,
+    pruneReleases,
+  });
+}
