@@ -10,3 +10,5 @@ export * from './skills/index.js';
 export * from './guidance/index.js';
 export * from './manifest/index.js';
 export * from './store/index.js';
+export * from './auth/index.js';
+export * from './server/index.js';

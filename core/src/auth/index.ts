@@ -1,0 +1,2 @@
+/** Bearer tokens of agent sessions for the loopback `connector` server. */
+export * from './token-service.js';

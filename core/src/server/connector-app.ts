@@ -1,0 +1,189 @@
+/**
+ * The fastify app of the loopback `connector` server, without its socket: guards, the
+ * POST-only `/mcp/connector` route that picks the era per request, and error mapping.
+ * Tests drive it with `app.inject()`; {@link createConnectorServer} binds it to 127.0.0.1.
+ */
+import { isJSONRPCRequest } from '@modelcontextprotocol/server';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import type { Logger } from 'pino';
+import type { TokenService, TokenSession } from '../auth/index.js';
+import { TuttiError } from '../errors/index.js';
+import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import {
+  CONNECTOR_ENDPOINT,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_PAGE_SIZE,
+  RpcCode,
+} from './constants.js';
+import { dispatch } from './dispatch.js';
+import { bearerTokenOf, checkHost, checkOrigin } from './guards.js';
+import { createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
+import { answerBodyError, headerOf, refuse, wantsEventStreamOnly } from './http-answers.js';
+import { errorResponse, RpcError } from './json-rpc.js';
+import { createListenStreams } from './listen-streams.js';
+import { createServerLogger } from './logger.js';
+import type { ServeContext } from './serve-context.js';
+
+/** Options shared by the app and the server. */
+export interface ConnectorServerOptions {
+  /** The registry whose tools are served. */
+  readonly registry: ConnectorMCPRegistryApi;
+  /** The token service that authenticates agent sessions. */
+  readonly tokens: TokenService;
+  /** Base logger; the server logs through a redacting child. Silent when absent. */
+  readonly logger?: Logger;
+  /** Largest accepted request body in bytes (default 4 MiB). */
+  readonly bodyLimit?: number;
+  /** Interval of SSE keep-alive comments; 0 disables them (default 15 s). */
+  readonly keepAliveMs?: number;
+  /** `tools/list` page size (default 500). */
+  readonly pageSize?: number;
+}
+
+/** The app plus the hooks its owner needs at shutdown. */
+export interface ConnectorApp {
+  readonly app: FastifyInstance;
+  /** Ends every listen stream and aborts every in-flight call. */
+  shutdown(): void;
+  /** Running upstream calls (for tests and the debug endpoint). */
+  readonly inFlight: InFlightCalls;
+}
+
+/**
+ * Builds the app. `port()` is the port the Host header must name (the bound port).
+ * @example const { app } = buildConnectorApp({ registry, tokens, port: () => 4000 });
+ */
+export function buildConnectorApp(
+  options: ConnectorServerOptions & { port: () => number },
+): ConnectorApp {
+  const logger = createServerLogger(options.logger);
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const inFlight = createInFlightCalls();
+  const streams = createListenStreams({
+    registry: options.registry,
+    tokens: options.tokens,
+    keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    logger,
+  });
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit,
+    exposeHeadRoutes: false,
+    forceCloseConnections: true,
+    disableRequestLogging: true,
+  });
+  // The session each authenticated request belongs to (no global FastifyRequest typing).
+  const sessions = new WeakMap<FastifyRequest, TokenSession>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    const refused =
+      checkHost(request.headers.host, options.port()) ?? checkOrigin(request.headers.origin);
+    if (refused) {
+      request.log.warn({ code: refused.code, url: request.url }, 'request refused');
+      return refuse(reply, refused);
+    }
+  });
+
+  // A plain 404 for everything else, `/.well-known/*` included: a JSON body or an OAuth
+  // challenge would send OAuth-capable clients into a discovery loop.
+  app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain').send('Not Found'));
+
+  app.setErrorHandler(
+    (error: { code?: string; statusCode?: number; message: string }, request, reply) => {
+      if (error.code?.startsWith('FST_ERR_CTP_')) {
+        const answer = answerBodyError(error, bodyLimit);
+        return reply.code(answer.status).type('application/json').send(answer.body);
+      }
+      request.log.error({ err: error }, 'connector server request failed');
+      const internal = new RpcError(
+        RpcCode.InternalError,
+        'Internal error of the connector server',
+      );
+      return reply.code(500).type('application/json').send(errorResponse(null, internal));
+    },
+  );
+
+  app.route({
+    method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'],
+    url: CONNECTOR_ENDPOINT,
+    // Answered in onRequest so no body is read (an empty JSON DELETE would be a 400 otherwise).
+    onRequest: async (request, reply) => {
+      reply.header('allow', 'POST');
+      return refuse(
+        reply,
+        new TuttiError('TUTTI_ERR_SERVER_METHOD_NOT_ALLOWED', {
+          method: request.method,
+          path: CONNECTOR_ENDPOINT,
+        }),
+      );
+    },
+    handler: async () => undefined,
+  });
+
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = bearerTokenOf(request.headers.authorization);
+    const session = token === undefined ? undefined : options.tokens.verify(token);
+    if (!session) {
+      // No WWW-Authenticate challenge: this token is issued by the daemon, not by OAuth.
+      return refuse(
+        reply,
+        new TuttiError(
+          token === undefined ? 'TUTTI_ERR_AUTH_MISSING_TOKEN' : 'TUTTI_ERR_AUTH_INVALID_TOKEN',
+        ),
+      );
+    }
+    sessions.set(request, session);
+  };
+
+  app.post(CONNECTOR_ENDPOINT, { onRequest: authenticate }, async (request, reply) => {
+    const session = sessions.get(request)!;
+    const disconnect = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) disconnect.abort();
+    });
+    const ctx: ServeContext = {
+      registry: options.registry,
+      session,
+      inFlight,
+      pageSize,
+      logger: request.log,
+      disconnected: disconnect.signal,
+      header: (name) => headerOf(request, name),
+    };
+    const body = request.body;
+    const served = await dispatch(body, ctx);
+    if ('listen' in served) {
+      reply.hijack();
+      streams.open(reply.raw, served.listen.id, session, served.listen.honored);
+      return;
+    }
+    const answer = served;
+    if (isJSONRPCRequest(body)) {
+      request.log.debug({ method: body.method, status: answer.status }, 'mcp request answered');
+    }
+    if (answer.body === undefined) return reply.code(answer.status).send();
+    if (answer.status === 200 && wantsEventStreamOnly(headerOf(request, 'accept'))) {
+      return reply
+        .code(200)
+        .type('text/event-stream')
+        .send(`event: message\ndata: ${answer.body}\n\n`);
+    }
+    return reply.code(answer.status).type('application/json').send(answer.body);
+  });
+
+  return {
+    app,
+    inFlight,
+    shutdown() {
+      streams.closeAll();
+      inFlight.abortAll('shutdown');
+    },
+  };
+}

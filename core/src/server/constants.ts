@@ -1,0 +1,61 @@
+/** Fixed facts of the loopback `connector` server: endpoint, protocol versions, codes. */
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { CONNECTOR_SERVER_NAME } from '../contracts/index.js';
+
+/** The one MCP endpoint path. */
+export const CONNECTOR_ENDPOINT = '/mcp/connector';
+
+/** The stateless protocol revision of the modern surface. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** The revision the `initialize` surface implements and counter-offers. */
+export const LEGACY_PROTOCOL_VERSION = '2025-06-18';
+
+/** Older revisions an `initialize` may ask for and get (the tools subset is the same). */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
+  LEGACY_PROTOCOL_VERSION,
+  '2025-03-26',
+  '2024-11-05',
+];
+
+/** What the server says it is, in `initialize` and in every modern result's `_meta`. */
+export const SERVER_INFO = Object.freeze({
+  name: CONNECTOR_SERVER_NAME,
+  title: 'Tutti connectors',
+  version: '0.1.0',
+});
+
+/** Default upper bound of a request body: 4 MiB, as the SDK's own HTTP entry. */
+export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** Default `tools/list` page size. */
+export const DEFAULT_PAGE_SIZE = 500;
+
+/** Default interval of SSE keep-alive comments on `subscriptions/listen` streams. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/**
+ * Cache hint of every cacheable modern result. `ttlMs: 0` because the tool list changes
+ * whenever a connector does; listeners learn of changes through `subscriptions/listen`.
+ */
+export const CACHE_HINT = Object.freeze({ ttlMs: 0, cacheScope: 'private' as const });
+
+/** JSON-RPC error codes used on the wire. */
+export const RpcCode = Object.freeze({
+  ParseError: ProtocolErrorCode.ParseError,
+  InvalidRequest: ProtocolErrorCode.InvalidRequest,
+  MethodNotFound: ProtocolErrorCode.MethodNotFound,
+  InvalidParams: ProtocolErrorCode.InvalidParams,
+  InternalError: ProtocolErrorCode.InternalError,
+  /** Generic server error, used for HTTP-level refusals (401, 403, 405, 413). */
+  ServerError: -32_000,
+  /**
+   * 2026-07-28 `HeaderMismatch` (SEP-2243). The SDK keeps it off `ProtocolErrorCode`
+   * because 2025-era vocabulary has no such code.
+   */
+  HeaderMismatch: -32_020,
+  MissingRequiredClientCapability: ProtocolErrorCode.MissingRequiredClientCapability,
+  UnsupportedProtocolVersion: ProtocolErrorCode.UnsupportedProtocolVersion,
+  /** A call the client cancelled (the client ignores the answer; HTTP still needs one). */
+  RequestCancelled: -32_800,
+});

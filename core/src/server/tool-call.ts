@@ -1,0 +1,134 @@
+/**
+ * `tools/call` and `tools/list` over the registry, shared by both surfaces. A call resolves
+ * its immutable binding once at its start; an unknown tool or a fenced generation is a
+ * JSON-RPC error, never a fallback. Upstream results pass through unchanged.
+ */
+import type { UpstreamCallResult } from '../contracts/index.js';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import { RpcCode } from './constants.js';
+import type { AbortCause } from './in-flight-calls.js';
+import { isPlainObject, RpcError } from './json-rpc.js';
+
+/** Longest upstream error text carried into a client-facing message. */
+const REASON_LIMIT = 300;
+
+/** A JSON-RPC error carrying a tutti error's message and code. */
+export function rpcErrorOf(code: number, error: TuttiError, httpStatus = 200): RpcError {
+  return new RpcError(code, error.message, { httpStatus, data: { code: error.code } });
+}
+
+/** The validated `name` and `arguments` of `tools/call` params. */
+export function toolCallParams(params: unknown): {
+  name: string;
+  args: Record<string, unknown> | undefined;
+} {
+  if (!isPlainObject(params) || typeof params.name !== 'string') {
+    throw new RpcError(RpcCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
+  }
+  const args = params.arguments;
+  if (args !== undefined && !isPlainObject(args)) {
+    throw new RpcError(RpcCode.InvalidParams, 'Invalid params: "arguments" must be an object');
+  }
+  return { name: params.name, args };
+}
+
+function abortError(cause: unknown, localName: string): RpcError {
+  if ((cause as AbortCause) === 'shutdown') {
+    return rpcErrorOf(
+      RpcCode.InternalError,
+      new TuttiError('TUTTI_ERR_SERVER_SHUTTING_DOWN', { localName }),
+    );
+  }
+  return new RpcError(RpcCode.RequestCancelled, `The call of tool "${localName}" was cancelled.`);
+}
+
+function reasonOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const oneLine = text.replace(/\s+/g, ' ').trim() || 'the upstream call failed';
+  return oneLine.length > REASON_LIMIT ? `${oneLine.slice(0, REASON_LIMIT)}...` : oneLine;
+}
+
+/**
+ * Calls the tool `name` upstream with `args` unchanged. Rejects with an {@link RpcError}
+ * for an unknown or fenced tool, an upstream failure, or an abort of `signal`.
+ */
+export async function callTool(
+  registry: ConnectorMCPRegistryApi,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+): Promise<UpstreamCallResult> {
+  const binding = registry.resolve(name);
+  if (!binding) {
+    throw rpcErrorOf(
+      RpcCode.InvalidParams,
+      new TuttiError('TUTTI_ERR_REGISTRY_UNKNOWN_TOOL', { localName: name }),
+    );
+  }
+  if (!binding.isCurrent()) {
+    throw rpcErrorOf(
+      RpcCode.InvalidParams,
+      new TuttiError('TUTTI_ERR_REGISTRY_ROUTE_FENCED', {
+        key: binding.connectorKey,
+        generation: binding.generation,
+      }),
+    );
+  }
+  if (signal.aborted) throw abortError(signal.reason, name);
+  let onAbort: (() => void) | undefined;
+  // An upstream that ignores its signal must not hold the answer: the abort wins the race.
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortError(signal.reason, name));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const result = await Promise.race([
+      binding.client.callTool(binding.upstreamName, args, { signal }),
+      aborted,
+    ]);
+    if (!isPlainObject(result) || !Array.isArray(result.content)) {
+      throw new Error('the result is not an MCP tool result (no content array)');
+    }
+    return result;
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    if (signal.aborted) throw abortError(signal.reason, name);
+    throw rpcErrorOf(
+      RpcCode.InternalError,
+      new TuttiError('TUTTI_ERR_SERVER_UPSTREAM_FAILED', {
+        key: binding.connectorKey,
+        tool: binding.upstreamName,
+        reason: reasonOf(error),
+      }),
+    );
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * The `tools/list` result text: the snapshot's prepared page spliced in as-is, then
+ * `tail` (extra members, each starting with a comma).
+ */
+export function toolsListResult(
+  registry: ConnectorMCPRegistryApi,
+  params: unknown,
+  pageSize: number,
+  tail = '',
+): string {
+  const cursor = isPlainObject(params) ? params.cursor : undefined;
+  if (cursor !== undefined && typeof cursor !== 'string') {
+    throw new RpcError(RpcCode.InvalidParams, 'Invalid params: "cursor" must be a string');
+  }
+  let page: ReturnType<ReturnType<ConnectorMCPRegistryApi['snapshot']>['page']>;
+  try {
+    page = registry.snapshot().page(cursor, pageSize);
+  } catch (error) {
+    if (isTuttiError(error)) throw rpcErrorOf(RpcCode.InvalidParams, error);
+    throw error;
+  }
+  const next =
+    page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
+  return `{"tools":${page.toolsJson}${next}${tail}}`;
+}
