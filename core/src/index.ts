@@ -12,3 +12,5 @@ export * from './manifest/index.js';
 export * from './store/index.js';
 export * from './auth/index.js';
 export * from './server/index.js';
+export * from './session/index.js';
+export * from './plugins/index.js';

@@ -1,0 +1,141 @@
+/**
+ * Loads plugin candidates one at a time: import, validate, apply. A plugin that fails at
+ * any step is reported with a TuttiError naming it and skipped (its taps go inert, its
+ * providers are not registered); it never stops the others or the daemon.
+ */
+import { pathToFileURL } from 'node:url';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import type { AgentProvider } from '../session/types.js';
+import type { DiscoverOptions, PluginCandidate, PluginSource } from './discover-plugins.js';
+import { discoverPlugins } from './discover-plugins.js';
+import { type PluginHost, tuttiPluginSchema, type TuttiPlugin } from './plugin-contract.js';
+import { applyAs, disablePlugin } from './tap-guard.js';
+
+/** The host plugins are applied to; `AgentSessionHost` is one. */
+export interface LoaderHost extends PluginHost {
+  listProviders(): readonly { name: string }[];
+}
+
+/** What happened to one plugin. */
+export interface PluginLoadResult {
+  readonly source: PluginSource | 'inline';
+  readonly origin: string;
+  readonly name?: string;
+  readonly version?: string;
+  readonly status: 'applied' | 'failed';
+  /** Providers the plugin registered. */
+  readonly providers: readonly string[];
+  readonly error?: TuttiError;
+}
+
+/** Discovers and loads every plugin; resolves with one result per candidate, in order. */
+export async function discoverAndLoadPlugins(
+  host: LoaderHost,
+  options: DiscoverOptions,
+): Promise<PluginLoadResult[]> {
+  return loadPlugins(host, await discoverPlugins(options));
+}
+
+/** Loads candidates in order. */
+export async function loadPlugins(
+  host: LoaderHost,
+  candidates: readonly PluginCandidate[],
+): Promise<PluginLoadResult[]> {
+  const results: PluginLoadResult[] = [];
+  const loaded = new Map<string, string>();
+  for (const candidate of candidates) {
+    const base = { source: candidate.source, origin: candidate.origin };
+    if (!candidate.entry) {
+      results.push(
+        failed(base, 'TUTTI_ERR_PLUGIN_LOAD_FAILED', { reason: candidate.problem ?? 'no entry' }),
+      );
+      continue;
+    }
+    let exported: unknown;
+    try {
+      const module = (await import(pathToFileURL(candidate.entry).href)) as Record<string, unknown>;
+      exported = module.default ?? module.plugin;
+    } catch (error) {
+      results.push(
+        failed(base, 'TUTTI_ERR_PLUGIN_LOAD_FAILED', { reason: messageOf(error) }, error),
+      );
+      continue;
+    }
+    results.push(await applyPlugin(host, exported, base, loaded));
+  }
+  return results;
+}
+
+/**
+ * Validates and applies one plugin object (e.g. one built into the daemon). `loaded` maps
+ * plugin names to origins already applied, to refuse duplicates.
+ */
+export async function applyPlugin(
+  host: LoaderHost,
+  exported: unknown,
+  base: { source: PluginSource | 'inline'; origin: string },
+  loaded: Map<string, string> = new Map(),
+): Promise<PluginLoadResult> {
+  const parsed = tuttiPluginSchema.safeParse(exported);
+  if (!parsed.success) {
+    const reason = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || 'export'}: ${issue.message}`)
+      .join('; ');
+    return failed(base, 'TUTTI_ERR_PLUGIN_INVALID', { reason });
+  }
+  const plugin = exported as TuttiPlugin;
+  const named = { ...base, name: plugin.name, version: plugin.version };
+  const first = loaded.get(plugin.name);
+  if (first !== undefined) {
+    return failed(named, 'TUTTI_ERR_PLUGIN_DUPLICATE', { plugin: plugin.name, first });
+  }
+  const staged: AgentProvider[] = [];
+  const scoped: PluginHost = Object.freeze({
+    hooks: host.hooks,
+    registerProvider: (provider: AgentProvider) => {
+      staged.push(provider);
+    },
+  });
+  try {
+    await applyAs(host.hooks, plugin.name, () => plugin.apply(scoped));
+    const taken = new Set(host.listProviders().map((provider) => provider.name));
+    for (const provider of staged) {
+      if (taken.has(provider.name)) {
+        throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: provider.name });
+      }
+      taken.add(provider.name);
+    }
+    for (const provider of staged) host.registerProvider(provider);
+  } catch (error) {
+    disablePlugin(host.hooks, plugin.name);
+    return failed(
+      named,
+      'TUTTI_ERR_PLUGIN_APPLY_FAILED',
+      { plugin: plugin.name, reason: messageOf(error) },
+      error,
+    );
+  }
+  loaded.set(plugin.name, base.origin);
+  return { ...named, status: 'applied', providers: staged.map((provider) => provider.name) };
+}
+
+function failed(
+  base: Omit<PluginLoadResult, 'status' | 'providers' | 'error'>,
+  code:
+    | 'TUTTI_ERR_PLUGIN_LOAD_FAILED'
+    | 'TUTTI_ERR_PLUGIN_INVALID'
+    | 'TUTTI_ERR_PLUGIN_DUPLICATE'
+    | 'TUTTI_ERR_PLUGIN_APPLY_FAILED',
+  details: Record<string, string>,
+  cause?: unknown,
+): PluginLoadResult {
+  const error =
+    code === 'TUTTI_ERR_PLUGIN_APPLY_FAILED' && isTuttiError(cause, 'TUTTI_ERR_PLUGIN_HOOK_FAILED')
+      ? cause
+      : new TuttiError(code, { origin: base.origin, ...details }, { cause });
+  return { ...base, status: 'failed', providers: [], error };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,59 @@
+/**
+ * The plugin contract: `{ name, version, capabilities?, apply(host) }`, validated with zod
+ * before `apply` runs. A provider plugin registers its providers on the host in `apply`.
+ */
+import { z } from 'zod';
+import { type ProviderCapabilities, providerCapabilitiesSchema } from '../contracts/index.js';
+import type { SessionHooks } from '../session/hooks.js';
+import type { AgentProvider } from '../session/types.js';
+
+/** What a plugin's `apply` receives: the hook table and provider registration. */
+export interface PluginHost {
+  readonly hooks: SessionHooks;
+  /** Adds a provider; refused when the name is taken. */
+  registerProvider(provider: AgentProvider): void;
+}
+
+/** A tutti plugin. */
+export interface TuttiPlugin {
+  /** Unique name, e.g. the package name `@tutti/provider-acp`. */
+  readonly name: string;
+  /** Semver of the plugin. */
+  readonly version: string;
+  /** What the plugin's providers can do (validated; undeclared means false). */
+  readonly capabilities?: Partial<ProviderCapabilities>;
+  /** Taps hooks and registers providers. May be async. */
+  apply(host: PluginHost): void | Promise<void>;
+}
+
+/** Zod schema of {@link TuttiPlugin}, checked before `apply`. */
+export const tuttiPluginSchema = z.looseObject({
+  name: z
+    .string()
+    .min(1)
+    .max(214)
+    .regex(/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i, 'use a package-style name'),
+  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][\w.+-]*)?$/, 'use a semver version'),
+  capabilities: providerCapabilitiesSchema.partial().strict().optional(),
+  apply: z.custom<TuttiPlugin['apply']>((value) => typeof value === 'function', {
+    message: 'apply must be a function',
+  }),
+});
+
+/**
+ * Typed identity helper for a plugin module's default export.
+ * @example export default definePlugin({ name: 'audit', version: '1.0.0', apply(host) {} });
+ */
+export function definePlugin<T extends TuttiPlugin>(plugin: T): T {
+  return plugin;
+}
+
+/**
+ * Typed identity helper for a provider plugin (a plugin whose `apply` registers providers).
+ * @example export default defineProvider({ name: 'x', version: '1.0.0', capabilities: { httpMcp: true }, apply(host) { host.registerProvider(provider); } });
+ */
+export function defineProvider<
+  T extends TuttiPlugin & { capabilities: Partial<ProviderCapabilities> },
+>(plugin: T): T {
+  return plugin;
+}

@@ -1,0 +1,143 @@
+/**
+ * DefaultPreparer: builds the ONE authoritative PreparedRuntime of an agent session (cwd,
+ * env with the shim bin dir first on PATH, the `connector` binding, skill roots, guidance),
+ * runs the `prepare` waterfall and re-checks the binding after every tap and at the end.
+ */
+import { delimiter } from 'node:path';
+import {
+  CONNECTOR_SERVER_NAME,
+  type MCPServerBinding,
+  type PreparedRuntime,
+  preparedRuntimeSchema,
+} from '../contracts/index.js';
+import { TuttiError } from '../errors/index.js';
+import { assertBindings, type PrepareContext, type SessionHooks } from './hooks.js';
+import type {
+  AgentProbe,
+  ConnectorRuntimePort,
+  SessionContext,
+  SessionTokenService,
+} from './types.js';
+
+/** Builds the guidance text from the session's connector context. */
+export type GuidanceFunction = (input: {
+  readonly session: SessionContext;
+  readonly skillRoots: readonly string[];
+}) => string | undefined;
+
+/** What one preparation needs. */
+export interface PrepareRequest {
+  readonly session: SessionContext;
+  readonly cwd: string;
+  /** Base environment of the agent (the daemon's own env is never copied implicitly). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** What the agent declared; `undefined` (probe failed) or `httpMcp: false` -> plain. */
+  readonly probe: AgentProbe | undefined;
+}
+
+/** Why a runtime is plain, when it is. */
+export type PlainReason = 'no-http-mcp' | 'probe-failed' | 'connector-unavailable';
+
+/** Options of {@link DefaultPreparer}. */
+export interface DefaultPreparerOptions {
+  readonly hooks: SessionHooks;
+  readonly connector: ConnectorRuntimePort;
+  readonly tokens: SessionTokenService;
+  readonly guidance?: GuidanceFunction;
+  /** Told when a runtime degrades to plain (the reason, never a secret). */
+  readonly onPlain?: (session: SessionContext, reason: PlainReason, cause?: unknown) => void;
+}
+
+/** Prepares agent sessions; the only place a `connector` binding is built. */
+export class DefaultPreparer {
+  readonly #options: DefaultPreparerOptions;
+
+  constructor(options: DefaultPreparerOptions) {
+    this.#options = options;
+  }
+
+  /** The session's runtime after every `prepare` tap, deep-frozen. */
+  async prepare(request: PrepareRequest): Promise<PreparedRuntime> {
+    const base = await this.#base(request);
+    const context: PrepareContext = Object.freeze({
+      session: request.session,
+      bindings: base.mcpServers,
+    });
+    const result = await this.#options.hooks.prepare.promise(base, context);
+    assertBindings(result, context, 'prepare');
+    const parsed = preparedRuntimeSchema.safeParse(result);
+    if (!parsed.success) {
+      throw new TuttiError('TUTTI_ERR_SESSION_INVALID_RUNTIME', {
+        session: request.session.agentSessionId,
+        reason: parsed.error.issues
+          .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+          .join('; '),
+      });
+    }
+    return deepFreeze(parsed.data);
+  }
+
+  /** `env` with the shim bin dir first on PATH; `env` unchanged when the port cannot say. */
+  async launchEnv(env: Readonly<Record<string, string>>): Promise<Record<string, string>> {
+    try {
+      return { ...env, PATH: prependPath(await this.#options.connector.shimBinDir(), env.PATH) };
+    } catch {
+      return { ...env };
+    }
+  }
+
+  async #base(request: PrepareRequest): Promise<PreparedRuntime> {
+    const env = { ...request.env };
+    const plain = (reason: PlainReason, cause?: unknown): PreparedRuntime => {
+      this.#options.onPlain?.(request.session, reason, cause);
+      return deepFreeze({ cwd: request.cwd, env, mcpServers: [], skillRoots: [] });
+    };
+    if (request.probe === undefined) return plain('probe-failed');
+    if (!request.probe.httpMcp || !request.session.capabilities.httpMcp) {
+      return plain('no-http-mcp');
+    }
+    const { connector, tokens } = this.#options;
+    const { agentSessionId, workspaceId } = request.session;
+    let issued = false;
+    try {
+      const url = await connector.endpointUrl();
+      const binDir = await connector.shimBinDir();
+      const skillRoots = [...(await connector.skillRoots())];
+      const token = await tokens.issue(workspaceId, agentSessionId);
+      issued = true;
+      const binding: MCPServerBinding = {
+        name: CONNECTOR_SERVER_NAME,
+        type: 'http',
+        url,
+        headers: { Authorization: `Bearer ${token}` },
+      };
+      const guidance = this.#options.guidance?.({ session: request.session, skillRoots });
+      return deepFreeze({
+        cwd: request.cwd,
+        env: { ...env, PATH: prependPath(binDir, env.PATH) },
+        mcpServers: [binding],
+        skillRoots,
+        ...(guidance === undefined ? {} : { guidance }),
+      });
+    } catch (error) {
+      if (issued)
+        await Promise.resolve(tokens.revokeSession(workspaceId, agentSessionId)).catch(() => {});
+      return plain('connector-unavailable', error);
+    }
+  }
+}
+
+/** `dir` first on a PATH value, without duplicates of it. */
+export function prependPath(dir: string, path: string | undefined): string {
+  const rest = (path ?? '').split(delimiter).filter((entry) => entry !== '' && entry !== dir);
+  return [dir, ...rest].join(delimiter);
+}
+
+/** Freezes `value` and everything reachable from it. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

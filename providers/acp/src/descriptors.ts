@@ -1,0 +1,42 @@
+/**
+ * Thin descriptors of ACP agents: how to start each one. The engine is the same for all;
+ * a descriptor never changes protocol behaviour, only the command line and environment.
+ */
+
+/** How to start one kind of ACP agent. */
+export interface AcpAgentDescriptor {
+  /** Provider name callers pass, e.g. `opencode`. */
+  readonly name: string;
+  /** Default command; the caller's `launch.command` wins. Absent: the caller must give one. */
+  readonly command?: string;
+  readonly args?: readonly string[];
+  /** Environment added for this agent (below the caller's `launch.env`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The agent's MCP client re-lists on `notifications/tools/list_changed`. */
+  readonly listChanged?: boolean;
+  /** How long `initialize` may take before the session degrades to plain (ms). */
+  readonly initializeTimeoutMs?: number;
+  /** How long other requests may take (ms). */
+  readonly requestTimeoutMs?: number;
+}
+
+/** Environment that keeps opencode offline and free of downloads (AGENT-CLIENTS.md). */
+export const OPENCODE_OFFLINE_ENV: Readonly<Record<string, string>> = Object.freeze({
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  OPENCODE_DISABLE_SHARE: '1',
+});
+
+/** opencode: `opencode acp`; declares HTTP MCP and honours list_changed (measured). */
+export const opencodeDescriptor: AcpAgentDescriptor = Object.freeze({
+  name: 'opencode',
+  command: 'opencode',
+  args: ['acp'],
+  env: OPENCODE_OFFLINE_ENV,
+  listChanged: true,
+});
+
+/** Any ACP agent: the caller gives `launch.command` (and args). */
+export const genericAcpDescriptor: AcpAgentDescriptor = Object.freeze({ name: 'acp' });

@@ -1,0 +1,115 @@
+/**
+ * Test harness around `test/fixtures/acp/scripted-agent.mjs`: a session host with the ACP
+ * engine driving the scripted agent, the real token service, and readers for what the
+ * agent received. Every host made here is closed by `closeAll()`.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
+import { createTokenService } from '../../../../core/src/auth/index.js';
+import { createFakeConnector } from '../../../../core/src/session/test-support/fake-connector.js';
+import { createAcpProvider } from '../acp-provider.js';
+import type { AcpAgentDescriptor } from '../descriptors.js';
+
+/** Path of the scripted ACP agent. */
+export const SCRIPTED_AGENT = fileURLToPath(
+  new URL('../../../../test/fixtures/acp/scripted-agent.mjs', import.meta.url),
+);
+
+const hosts: AgentSessionHost[] = [];
+const dirs: string[] = [];
+
+/** One JSON-RPC message the agent received. */
+export interface Received {
+  method?: string;
+  id?: number;
+  params?: Record<string, unknown>;
+}
+
+/** A host whose `scripted` provider starts the scripted agent with `script` env. */
+export function scriptedHost(
+  script: Record<string, string>,
+  options: {
+    descriptor?: Partial<AcpAgentDescriptor>;
+    host?: Partial<AgentSessionHostOptions>;
+  } = {},
+) {
+  const dir = mkdtempSync(join(tmpdir(), 'tutti-acp-'));
+  dirs.push(dir);
+  const record = join(dir, 'received.jsonl');
+  const connector = createFakeConnector({
+    binDir: join(dir, 'bin'),
+    skillRoots: [join(dir, 'skills')],
+  });
+  const tokens = createTokenService();
+  const host = new AgentSessionHost({
+    connector,
+    tokens,
+    guidance: () => 'Use the connector MCP tools.',
+    ...options.host,
+  });
+  hosts.push(host);
+  host.registerProvider(
+    createAcpProvider({
+      name: 'scripted',
+      command: process.execPath,
+      args: [SCRIPTED_AGENT],
+      ...options.descriptor,
+    }),
+  );
+  const request = {
+    provider: 'scripted',
+    workspaceId: 'ws-1',
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '' },
+    launch: { env: { ...script, ACP_SCRIPT_RECORD: record } },
+  };
+  const lines = () =>
+    existsSync(record)
+      ? readFileSync(record, 'utf8')
+          .trim()
+          .split('\n')
+          .map(
+            (line) =>
+              JSON.parse(line) as { kind: string; message?: Received; [key: string]: unknown },
+          )
+      : [];
+  return {
+    host,
+    tokens,
+    connector,
+    dir,
+    request,
+    /** Requests the agent received, in order. */
+    received: (): Received[] =>
+      lines()
+        .filter((line) => line.kind === 'message')
+        .map((line) => line.message!),
+    /** The params of the first received `method`. */
+    paramsOf: (method: string) =>
+      lines().find((line) => line.message?.method === method)?.message?.params,
+    /** The agent's start records (pid, grandchild pid, PATH). */
+    starts: () => lines().filter((line) => line.kind === 'start'),
+  };
+}
+
+/** Closes every host (and so every agent) and removes the temp dirs. */
+export async function closeAll(): Promise<void> {
+  await Promise.all(hosts.splice(0).map((host) => host.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * True while the process `pid` runs. A zombie counts as gone: an orphaned grandchild is
+ * reparented to PID 1, which in a container may not reap it at once.
+ */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * The app-server engine: one agent process (Codex, Tutti Agent) per session, driven over
+ * JSON-RPC on stdio, configured through a session-isolated home built from the prepared
+ * runtime. Refresh: `config/mcpServer/reload` is sent, and because it was measured not to
+ * reach a thread that is already loaded, the engine also restarts the agent and resumes
+ * its threads before the next turn (see `reconnect`).
+ */
+import { type MCPServerBinding, type PreparedRuntime, TuttiError } from '@tutti/core';
+import type { AppServerDescriptor } from './descriptor.js';
+import { createSessionHome, type EngineLogger, type SessionHome } from './session-home.js';
+import { type AgentNotification, StdioRpc } from './stdio-rpc.js';
+
+/** One MCP server as `mcpServerStatus/list` reports it (fields this engine relies on). */
+export interface AppServerMcpStatus {
+  name: string;
+  tools: Record<string, { name: string; description?: string; inputSchema?: unknown }>;
+  authStatus?: string;
+  runtimeStatus?: string | null;
+  toolsError?: string | null;
+  [key: string]: unknown;
+}
+
+/** Result of `mcpServer/tool/call` (an MCP `CallToolResult`). */
+export interface AppServerToolResult {
+  content: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: unknown;
+}
+
+/** Options of {@link AppServerEngine.start}. */
+export interface AppServerEngineOptions {
+  readonly descriptor: AppServerDescriptor;
+  readonly prepared: PreparedRuntime;
+  /** Parent folder of the session home (default: OS temp folder). */
+  readonly baseDir?: string;
+  readonly logger?: EngineLogger;
+  /** Per-request timeout (default 60 s). */
+  readonly requestTimeoutMs?: number;
+  /** `clientInfo` sent in `initialize`. */
+  readonly clientInfo?: { name: string; title: string | null; version: string };
+}
+
+interface ThreadState {
+  /** Current id of the thread (a reconnect of a turn-less thread starts a new one). */
+  id: string;
+  /** Whether a turn was started, so the agent persisted it and `thread/resume` works. */
+  persisted: boolean;
+}
+
+/** A live app-server session: the agent process, its home and its threads. */
+export class AppServerEngine {
+  private rpc: StdioRpc;
+  private readonly threads = new Map<string, ThreadState>();
+  private readonly notificationListeners = new Set<(n: AgentNotification) => void>();
+  private readonly exitListeners = new Set<(reason: string) => void>();
+  private reconnectPending = false;
+  private restarting = false;
+  private closed = false;
+
+  private constructor(
+    private readonly options: AppServerEngineOptions,
+    /** The session-isolated config home. */
+    readonly home: SessionHome,
+    rpc: StdioRpc,
+  ) {
+    this.rpc = rpc;
+    this.wire(rpc);
+  }
+
+  /**
+   * Creates the session home, spawns `<command> <args>` with `<homeEnvVar>` pointing at it,
+   * runs `initialize` / `initialized` and hands the skill roots to the agent.
+   * @example const engine = await AppServerEngine.start({ descriptor: createCodexDescriptor(), prepared });
+   */
+  static async start(options: AppServerEngineOptions): Promise<AppServerEngine> {
+    const home = await createSessionHome({
+      descriptor: options.descriptor,
+      bindings: options.prepared.mcpServers,
+      baseDir: options.baseDir,
+      logger: options.logger,
+    });
+    try {
+      const rpc = await launch(options, home);
+      return new AppServerEngine(options, home, rpc);
+    } catch (error) {
+      await home.dispose();
+      throw error;
+    }
+  }
+
+  /** Process id (and group id) of the agent. */
+  get pid(): number {
+    return this.rpc.pid;
+  }
+
+  /** Starts a thread in the prepared cwd; resolves its id. */
+  async startThread(params: Record<string, unknown> = {}): Promise<string> {
+    const result = await this.request<{ thread: { id: string } }>('thread/start', {
+      cwd: this.options.prepared.cwd,
+      ...params,
+    });
+    this.threads.set(result.thread.id, { id: result.thread.id, persisted: false });
+    return result.thread.id;
+  }
+
+  /** Resumes a persisted thread by id (it must have had a turn); resolves its id. */
+  async resumeThread(threadId: string, params: Record<string, unknown> = {}): Promise<string> {
+    const result = await this.request<{ thread: { id: string } }>('thread/resume', {
+      threadId,
+      cwd: this.options.prepared.cwd,
+      excludeTurns: true,
+      ...params,
+    });
+    this.threads.set(threadId, { id: result.thread.id, persisted: true });
+    return result.thread.id;
+  }
+
+  /** The current id of a thread this engine started (changes only on a reconnect). */
+  threadId(original: string): string {
+    return this.threads.get(original)?.id ?? original;
+  }
+
+  /**
+   * `mcpServerStatus/list`, all pages. Without a thread it opens fresh connections; with a
+   * thread and a server name it reports that thread's own connection and tool catalog.
+   */
+  async mcpServerStatus(
+    scope: { threadId?: string; serverName?: string } = {},
+  ): Promise<AppServerMcpStatus[]> {
+    const data: AppServerMcpStatus[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { data: AppServerMcpStatus[]; nextCursor: string | null } = await this.request(
+        'mcpServerStatus/list',
+        {
+          cursor,
+          threadId: scope.threadId ? this.threadId(scope.threadId) : undefined,
+          serverName: scope.serverName,
+        },
+      );
+      data.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return data;
+  }
+
+  /** Calls one MCP tool through the thread's MCP client (`mcpServer/tool/call`), no model. */
+  async callTool(
+    threadId: string,
+    server: string,
+    tool: string,
+    args: Record<string, unknown> = {},
+  ): Promise<AppServerToolResult> {
+    return this.request('mcpServer/tool/call', {
+      threadId: this.threadId(threadId),
+      server,
+      tool,
+      arguments: args,
+    });
+  }
+
+  /**
+   * Native reload (`config/mcpServer/reload`), and a reconnect before the next turn: the
+   * reload alone left loaded threads on their old tool catalog in every measurement.
+   */
+  async reload(): Promise<void> {
+    await this.request('config/mcpServer/reload', {});
+    this.reconnectPending = true;
+  }
+
+  /** Takes a freshly prepared runtime's bindings (e.g. a re-issued token), then reloads. */
+  async rebind(bindings: readonly MCPServerBinding[]): Promise<void> {
+    await this.home.writeBindings(bindings);
+    await this.reload();
+  }
+
+  /** Arranges a reconnect before the next {@link startTurn}. */
+  reconnectBeforeNextTurn(): void {
+    this.reconnectPending = true;
+  }
+
+  /**
+   * Restarts the agent on the same home and brings every thread back: persisted threads by
+   * `thread/resume`, turn-less ones (nothing to lose) by a new `thread/start`. Resolves the
+   * map from original to current thread ids.
+   */
+  async reconnect(): Promise<ReadonlyMap<string, string>> {
+    this.assertOpen('reconnect');
+    this.restarting = true;
+    try {
+      await this.rpc.close();
+      this.rpc = await launch(this.options, this.home);
+      this.wire(this.rpc);
+    } finally {
+      this.restarting = false;
+    }
+    this.reconnectPending = false;
+    const ids = new Map<string, string>();
+    for (const [original, state] of this.threads) {
+      if (state.persisted) {
+        await this.request('thread/resume', {
+          threadId: state.id,
+          cwd: this.options.prepared.cwd,
+          excludeTurns: true,
+        });
+      } else {
+        const result = await this.request<{ thread: { id: string } }>('thread/start', {
+          cwd: this.options.prepared.cwd,
+        });
+        state.id = result.thread.id;
+      }
+      ids.set(original, state.id);
+    }
+    return ids;
+  }
+
+  /**
+   * Starts a turn with text input (`turn/start`); reconnects first when a refresh is
+   * pending. Resolves the turn id; follow progress with {@link onNotification}.
+   */
+  async startTurn(threadId: string, text: string): Promise<string> {
+    if (this.reconnectPending) await this.reconnect();
+    const state = this.threads.get(threadId);
+    const result = await this.request<{ turn: { id: string } }>('turn/start', {
+      threadId: this.threadId(threadId),
+      input: [{ type: 'text', text, text_elements: [] }],
+    });
+    if (state) state.persisted = true;
+    return result.turn.id;
+  }
+
+  /** Sends any app-server request (escape hatch for methods this engine does not wrap). */
+  async request<T>(method: string, params: unknown): Promise<T> {
+    this.assertOpen(method);
+    return this.rpc.request<T>(method, params);
+  }
+
+  /** Subscribes to the agent's notifications (across reconnects). */
+  onNotification(listener: (notification: AgentNotification) => void): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  /** Subscribes to the agent exiting on its own (not on close or reconnect). */
+  onExit(listener: (reason: string) => void): void {
+    this.exitListeners.add(listener);
+  }
+
+  /** Stops the agent's process group and removes the session home. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.rpc.close();
+    } finally {
+      await this.home.dispose();
+    }
+  }
+
+  private wire(rpc: StdioRpc): void {
+    rpc.onNotification((notification) => {
+      for (const listener of this.notificationListeners) listener(notification);
+    });
+    rpc.onExit((reason) => {
+      if (this.closed || this.restarting) return;
+      for (const listener of this.exitListeners) listener(reason);
+    });
+  }
+
+  private assertOpen(method: string): void {
+    if (this.closed) {
+      throw new TuttiError('TUTTI_ERR_PROVIDER_SESSION_CLOSED', {
+        session: this.home.dir,
+        provider: this.options.descriptor.id,
+        method,
+      });
+    }
+  }
+}
+
+/** Spawns the agent on `home`, initializes it and sets its extra skill roots. */
+async function launch(options: AppServerEngineOptions, home: SessionHome): Promise<StdioRpc> {
+  const { descriptor, prepared } = options;
+  const rpc = await StdioRpc.spawn({
+    provider: descriptor.id,
+    command: descriptor.command,
+    args: descriptor.args,
+    cwd: prepared.cwd,
+    env: { ...prepared.env, [descriptor.homeEnvVar]: home.dir },
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
+  try {
+    await rpc.request('initialize', {
+      clientInfo: options.clientInfo ?? { name: 'tutti', title: 'Tutti', version: '0.1.0' },
+      capabilities: { experimentalApi: false, requestAttestation: false },
+    });
+    rpc.notify('initialized', {});
+    if (prepared.skillRoots.length > 0) {
+      await rpc.request('skills/extraRoots/set', { extraRoots: [...prepared.skillRoots] });
+    }
+    return rpc;
+  } catch (error) {
+    await rpc.close();
+    throw error;
+  }
+}

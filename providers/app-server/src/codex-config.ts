@@ -1,0 +1,55 @@
+/**
+ * The session's `config.toml`: the user's own config, kept in meaning, plus one
+ * `[mcp_servers.<name>]` table per prepared binding (`url` + `http_headers`). Parsed and
+ * written with `@iarna/toml`, never edited as a string.
+ */
+import TOML from '@iarna/toml';
+import type { MCPServerBinding } from '@tutti/core';
+
+/** A parsed TOML document. */
+export type TomlTable = ReturnType<typeof TOML.parse>;
+
+/** Result of {@link projectBindings}. */
+export interface ProjectedConfig {
+  /** The merged config to write. */
+  readonly config: TomlTable;
+  /** Names of user servers the bindings replaced (ours win). */
+  readonly replaced: readonly string[];
+}
+
+/** Parses a config file's text; throws the TOML parser's error (with line and column). */
+export function parseConfig(text: string): TomlTable {
+  return TOML.parse(text);
+}
+
+/** Serializes a config for `config.toml`. */
+export function stringifyConfig(config: TomlTable): string {
+  return TOML.stringify(config);
+}
+
+/**
+ * Adds each binding as `[mcp_servers.<name>]` to a copy of the user's config. Other user
+ * servers stay as they are; a user server with a binding's name is replaced.
+ */
+export function projectBindings(
+  userConfig: TomlTable,
+  bindings: readonly MCPServerBinding[],
+): ProjectedConfig {
+  // Shallow copies only: everything but `mcp_servers.<binding name>` is shared, unchanged.
+  const config: TomlTable = { ...userConfig };
+  const existing = config.mcp_servers;
+  const servers: TomlTable =
+    existing &&
+    typeof existing === 'object' &&
+    !Array.isArray(existing) &&
+    !(existing instanceof Date)
+      ? { ...(existing as TomlTable) }
+      : {};
+  const replaced: string[] = [];
+  for (const binding of bindings) {
+    if (binding.name in servers) replaced.push(binding.name);
+    servers[binding.name] = { url: binding.url, http_headers: { ...binding.headers } };
+  }
+  if (bindings.length > 0) config.mcp_servers = servers;
+  return { config, replaced };
+}

@@ -1,0 +1,25 @@
+/**
+ * @tutti/provider-app-server: app-server agents (Codex, Tutti Agent) as a tutti plugin.
+ * Registers one provider per descriptor; behaviour comes from the descriptor alone.
+ */
+import { defineProvider } from '@tutti/core';
+import { createAppServerProvider } from './app-server-provider.js';
+import { createCodexDescriptor, createTuttiAgentDescriptor } from './descriptor.js';
+
+export * from './app-server-engine.js';
+export * from './app-server-provider.js';
+export * from './codex-config.js';
+export * from './descriptor.js';
+export * from './session-home.js';
+export type { AgentNotification } from './stdio-rpc.js';
+
+/** The plugin the daemon discovers in `providers/app-server`. */
+export default defineProvider({
+  name: '@tutti/provider-app-server',
+  version: '0.1.0',
+  capabilities: { httpMcp: true, reconnectBeforeTurn: true, skills: true },
+  apply(host) {
+    host.registerProvider(createAppServerProvider(createCodexDescriptor()));
+    host.registerProvider(createAppServerProvider(createTuttiAgentDescriptor()));
+  },
+});

@@ -1,0 +1,166 @@
+/**
+ * End-to-end proofs of the Claude SDK engine on the real Claude Code binary bundled with
+ * the Agent SDK. The prompt stream never yields, so no model is called.
+ */
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PreparedRuntime } from '@tutti/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
+import { groupHasLiveMember } from '../../../test/fixtures/agents/process-group.js';
+import { startToolServer, type ToolServer } from '../../../test/fixtures/agents/tool-server.js';
+import { ClaudeSdkSession } from './claude-sdk-session.js';
+
+describe('Claude SDK session', () => {
+  let env: AgentTestEnv;
+  let upstream: ToolServer;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  beforeEach(async () => {
+    env = await createAgentTestEnv();
+    upstream = await startToolServer([{ name: 'echo', answer: 'upstream-echo' }]);
+  });
+
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await upstream.close();
+    await env.dispose();
+  });
+
+  function prepared(overrides: Partial<PreparedRuntime> = {}): PreparedRuntime {
+    return {
+      cwd: env.cwd,
+      env: { ...env.env, IS_SANDBOX: '1' },
+      mcpServers: [
+        {
+          name: 'connector',
+          type: 'http',
+          url: upstream.url,
+          headers: { Authorization: `Bearer ${upstream.token}` },
+        },
+      ],
+      skillRoots: [],
+      ...overrides,
+    };
+  }
+
+  async function start(
+    overrides: Partial<PreparedRuntime> = {},
+    userOptions: Parameters<typeof ClaudeSdkSession.start>[0]['userOptions'] = {},
+  ): Promise<ClaudeSdkSession> {
+    const session = await ClaudeSdkSession.start({
+      prepared: prepared(overrides),
+      userOptions: { settingSources: [], strictMcpConfig: true, ...userOptions },
+      baseDir: env.root,
+    });
+    cleanups.push(() => session.close());
+    return session;
+  }
+
+  const toolNames = (status: { tools?: { name: string }[] } | undefined) =>
+    (status?.tools ?? []).map((tool) => tool.name).sort();
+
+  it('shows connector connected with the upstream tools, reached with the bearer token', async () => {
+    const session = await start();
+    const status = await session.waitForMcpServer('connector');
+    expect(status.status).toBe('connected');
+    expect(toolNames(status)).toEqual(['echo']);
+    expect(upstream.requests.length).toBeGreaterThan(0);
+    expect(upstream.requests.every((request) => request.authorized)).toBe(true);
+  });
+
+  it('keeps the caller own MCP servers next to connector', async () => {
+    const mine = await startToolServer([{ name: 'mine', answer: 'user-mine' }]);
+    cleanups.push(() => mine.close());
+    const session = await start(
+      {},
+      {
+        mcpServers: {
+          mine: { type: 'http', url: mine.url, headers: { Authorization: `Bearer ${mine.token}` } },
+        },
+      },
+    );
+    await session.waitForMcpServer('connector');
+    const status = await session.waitForMcpServer('mine');
+    expect(status.status).toBe('connected');
+    expect(toolNames(status)).toEqual(['mine']);
+    const connector = (await session.mcpServerStatus()).find((s) => s.name === 'connector');
+    expect(toolNames(connector)).toEqual(['echo']);
+  });
+
+  it('shows a tool added upstream after list_changed, with no reload', async () => {
+    const session = await start();
+    await session.waitForMcpServer('connector');
+    upstream.addTool({ name: 'added', answer: 'upstream-added' });
+    await expect
+      .poll(async () =>
+        toolNames((await session.mcpServerStatus()).find((s) => s.name === 'connector')),
+      )
+      .toEqual(['added', 'echo']);
+  });
+
+  it('shows a tool added upstream after reconnectMcpServer', async () => {
+    const session = await start();
+    await session.waitForMcpServer('connector');
+    // Added without a notification: only a reconnect can reveal it.
+    upstream.addTool({ name: 'quiet', answer: 'upstream-quiet' }, { notify: false });
+    const before = (await session.mcpServerStatus()).find((s) => s.name === 'connector');
+    expect(toolNames(before)).toEqual(['echo']);
+    await session.reconnectMcpServer('connector');
+    const status = await session.waitForMcpServer('connector');
+    expect(toolNames(status)).toEqual(['echo', 'quiet']);
+  });
+
+  it('moves connector to new bindings with rebind', async () => {
+    const session = await start();
+    await session.waitForMcpServer('connector');
+    const next = await startToolServer([{ name: 'other', answer: 'next' }]);
+    cleanups.push(() => next.close());
+    await session.rebind([
+      {
+        name: 'connector',
+        type: 'http',
+        url: next.url,
+        headers: { Authorization: `Bearer ${next.token}` },
+      },
+    ]);
+    await expect
+      .poll(async () =>
+        toolNames((await session.mcpServerStatus()).find((s) => s.name === 'connector')),
+      )
+      .toEqual(['other']);
+  });
+
+  it('offers the prepared skill roots as plugin skills and removes the plugin folder on close', async () => {
+    const root = join(env.root, 'connector-skills');
+    await mkdir(join(root, 'demo-connector-skill'), { recursive: true });
+    await writeFile(
+      join(root, 'demo-connector-skill', 'SKILL.md'),
+      '---\nname: demo-connector-skill\ndescription: Use the demo connector.\n---\nCall its tools.\n',
+    );
+    const session = await start({ skillRoots: [root] });
+    const init = await session.query.initializationResult();
+    expect(init.commands.map((command) => command.name)).toContain(
+      'tutti-connector:demo-connector-skill',
+    );
+    const pluginDirs = (await readdir(env.root)).filter((name) =>
+      name.startsWith('tutti-claude-skills-'),
+    );
+    expect(pluginDirs).toHaveLength(1);
+
+    await session.close();
+
+    await expect(stat(join(env.root, pluginDirs[0]!))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('leaves no Claude Code process running after close', async () => {
+    const session = await start();
+    await session.waitForMcpServer('connector');
+    const pid = session.pid!;
+    expect(groupHasLiveMember(pid)).toBe(true);
+
+    await session.close();
+
+    expect(groupHasLiveMember(pid)).toBe(false);
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * The provider of docs/writing-a-provider.md, copied as written into `<home>/plugins`,
+ * discovered as a drop-in plugin and used to start and close a session.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentSessionHost, discoverAndLoadPlugins } from '@tutti/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTokenService } from '../../core/src/auth/index.js';
+import { createFakeConnector } from '../../core/src/session/test-support/fake-connector.js';
+
+const doc = readFileSync(new URL('../../docs/writing-a-provider.md', import.meta.url), 'utf8');
+
+/** The example module between the doc's markers. */
+function exampleSource(): string {
+  const match =
+    /<!-- example: my-agent-provider\.mjs -->\n```js\n([\s\S]*?)```\n<!-- end example -->/.exec(
+      doc,
+    );
+  if (!match) throw new Error('docs/writing-a-provider.md lost its example markers');
+  return match[1]!;
+}
+
+/** The running state of `pid` from /proc, or undefined when it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return undefined;
+  }
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('docs/writing-a-provider.md', () => {
+  it('walks to a drop-in provider plugin that starts, binds and closes a real agent process', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'tutti-home-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    mkdirSync(join(home, 'plugins'));
+    writeFileSync(join(home, 'plugins', 'my-agent-provider.mjs'), exampleSource());
+
+    const tokens = createTokenService();
+    const host = new AgentSessionHost({ connector: createFakeConnector(), tokens });
+    cleanups.push(() => host.close());
+    const results = await discoverAndLoadPlugins(host, { home });
+    expect(results).toMatchObject([
+      { source: 'drop-in', name: 'my-agent-provider', status: 'applied', providers: ['my-agent'] },
+    ]);
+
+    const info = await host.createSession({
+      provider: 'my-agent',
+      workspaceId: 'ws-doc',
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '' },
+      launch: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+    });
+    expect(info).toMatchObject({ status: 'ready', connector: 'bound' });
+    const pid = info.pid!;
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const configFile = environ
+      .find((entry) => entry.startsWith('MY_AGENT_CONFIG='))!
+      .split('=')[1]!;
+    expect(statSync(configFile).mode & 0o777).toBe(0o600);
+    const config = JSON.parse(readFileSync(configFile, 'utf8'));
+    const token = config.servers.connector.headers.Authorization.slice('Bearer '.length);
+    expect(tokens.verify(token)).toMatchObject({ agentSessionId: info.id, workspaceId: 'ws-doc' });
+    expect(config.servers.connector.url).toBe('http://127.0.0.1:4711/mcp/connector');
+    expect(processState(pid)).toMatch(/^[RS]$/);
+
+    await host.closeSession(info.id);
+    expect(processState(pid)).toBeUndefined();
+    expect(tokens.verify(token)).toBeUndefined();
+  });
+});
