@@ -1,114 +1,73 @@
 #!/usr/bin/env node
-// The `notes` demo connector: an MCP server over stdio, written with the MCP TypeScript
-// SDK v2. Notes live in one JSON file: $NOTES_FILE, else <tutti home>/data/notes.json
-// (tutti home: $TUTTI_HOME, else ~/.tutti). Writes go to a temp file renamed over it.
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { z } from 'zod';
+// The `notes` demo connector: an MCP server over stdio (newline-delimited JSON-RPC 2.0).
+// Plain Node 20 with no dependencies, not the MCP SDK: the daemon runs it from an installed
+// release folder (<tutti home>/releases/<digest>) that carries no node_modules, and a
+// demo should run from any folder. Tools are in tools.mjs, storage in notes-file.mjs.
+import { createInterface } from 'node:readline';
+import { callTool, toolList } from './tools.mjs';
 
-const file =
-  process.env.NOTES_FILE ??
-  join(process.env.TUTTI_HOME ?? join(homedir(), '.tutti'), 'data', 'notes.json');
+const LATEST = '2025-06-18';
+const SUPPORTED = [LATEST, '2025-03-26', '2024-11-05'];
 
-async function load() {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')).notes;
-  } catch (error) {
-    if (error.code === 'ENOENT') return [];
-    throw error;
+class RpcError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
   }
 }
 
-async function save(notes) {
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify({ notes }, null, 2)}\n`);
-  await rename(temp, file);
+/** Answers one request's `result`, or throws an RpcError. */
+const methods = {
+  initialize: (params) => ({
+    protocolVersion: SUPPORTED.includes(params?.protocolVersion) ? params.protocolVersion : LATEST,
+    capabilities: { tools: { listChanged: false } },
+    serverInfo: { name: 'notes', title: 'Notes', version: '1.0.0' },
+  }),
+  ping: () => ({}),
+  'tools/list': () => ({ tools: toolList }),
+  'tools/call': async (params) => {
+    if (typeof params?.name !== 'string') {
+      throw new RpcError(-32602, 'tools/call needs params.name, the name of a tool');
+    }
+    const result = await callTool(params.name, params.arguments);
+    if (!result) {
+      const known = toolList.map((tool) => tool.name).join(', ');
+      throw new RpcError(-32602, `Unknown tool: ${params.name} (tools: ${known})`);
+    }
+    return result;
+  },
+};
+
+const send = (message) =>
+  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+
+async function handle(line) {
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return send({ id: null, error: { code: -32700, message: 'Parse error: not a JSON line' } });
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    return send({ id: null, error: { code: -32600, message: 'Invalid Request: not an object' } });
+  }
+  const { id, method, params } = message;
+  // Notifications (no id) such as notifications/initialized need no answer; responses
+  // (no method) cannot be ours, as this server sends no requests.
+  if (id === undefined || typeof method !== 'string') return;
+  try {
+    const run = Object.hasOwn(methods, method) ? methods[method] : undefined;
+    if (!run) throw new RpcError(-32601, `Method not found: ${method}`);
+    send({ id, result: await run(params) });
+  } catch (error) {
+    const code = error instanceof RpcError ? error.code : -32603;
+    send({ id, error: { code, message: error.message } });
+  }
 }
 
-const noteSchema = z.object({
-  id: z.string(),
-  text: z.string(),
-  tags: z.array(z.string()),
-  createdAt: z.string(),
-});
-
-const result = (data) => ({
-  content: [{ type: 'text', text: JSON.stringify(data, null, 2) }],
-  structuredContent: data,
-});
-
-function createServer() {
-  const server = new McpServer({ name: 'notes', version: '1.0.0' });
-
-  server.registerTool(
-    'add_note',
-    {
-      title: 'Add a note',
-      description: 'Saves a short note, optionally with tags, and returns it with its id.',
-      inputSchema: z.object({
-        text: z.string().min(1).describe('The note'),
-        tags: z.array(z.string()).default([]).describe('Tags to find the note by'),
-      }),
-      outputSchema: noteSchema,
-    },
-    async ({ text, tags }) => {
-      const note = {
-        id: randomUUID().slice(0, 8),
-        text,
-        tags,
-        createdAt: new Date().toISOString(),
-      };
-      await save([...(await load()), note]);
-      return result(note);
-    },
-  );
-
-  server.registerTool(
-    'list_notes',
-    {
-      title: 'List notes',
-      description: 'Lists notes, newest last; filter by a tag and/or a word in the text.',
-      inputSchema: z.object({
-        tag: z.string().optional().describe('Only notes with this tag'),
-        query: z.string().optional().describe('Only notes whose text contains this (any case)'),
-      }),
-      outputSchema: z.object({ notes: z.array(noteSchema) }),
-      annotations: { readOnlyHint: true },
-    },
-    async ({ tag, query }) => {
-      const needle = query?.toLowerCase();
-      const notes = (await load()).filter(
-        (note) =>
-          (tag === undefined || note.tags.includes(tag)) &&
-          (needle === undefined || note.text.toLowerCase().includes(needle)),
-      );
-      return result({ notes });
-    },
-  );
-
-  server.registerTool(
-    'delete_note',
-    {
-      title: 'Delete a note',
-      description: 'Deletes the note with the given id.',
-      inputSchema: z.object({ id: z.string().describe('Id returned by add_note') }),
-      outputSchema: z.object({ deleted: z.boolean() }),
-      annotations: { destructiveHint: true },
-    },
-    async ({ id }) => {
-      const notes = await load();
-      const kept = notes.filter((note) => note.id !== id);
-      if (kept.length !== notes.length) await save(kept);
-      return result({ deleted: kept.length !== notes.length });
-    },
-  );
-
-  return server;
-}
-
-serveStdio(createServer);
+createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }).on(
+  'line',
+  (line) => {
+    if (line.trim() !== '') handle(line);
+  },
+);
