@@ -14,3 +14,4 @@ export * from './auth/index.js';
 export * from './server/index.js';
 export * from './session/index.js';
 export * from './plugins/index.js';
+export * from './runtime/index.js';

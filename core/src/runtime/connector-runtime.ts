@@ -1,0 +1,359 @@
+/**
+ * Reconcile (spec 6.2): keeps the registry, the route metadata and the CLI shims equal to
+ * what is installed and authorized. Installed + auth ready -> start, list, commit, notify;
+ * upgrade -> the new release is fully listed before the swap and the old closes after its
+ * calls drained; uninstall or auth loss -> fence, remove, notify, close. A crashed upstream
+ * retires its route and restarts with backoff. Connectors run in parallel, each key's
+ * changes one at a time.
+ */
+import type { UpstreamTool } from '../contracts/index.js';
+import type { ProcessSupervisor } from '../process/index.js';
+import type { ConnectorMCPRegistryApi } from '../registry/index.js';
+import type { RouteRegistryApi, SkillSummary } from '../routes/index.js';
+import { publishShim, removeShim } from '../shims/index.js';
+import { discoverSkills } from '../skills/index.js';
+import type { ConnectorStore, InstalledConnector } from '../store/index.js';
+import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
+import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
+import { createKeyQueue } from './key-queue.js';
+import { credentialEnv, launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
+import { type CallCounters, type TrackedClient, trackClient } from './tracked-client.js';
+import type {
+  ConnectorState,
+  ConnectorStatus,
+  RuntimeEvent,
+  RuntimeEventKind,
+  RuntimeLogger,
+} from './types.js';
+
+/** What the runtime needs. */
+export interface ConnectorRuntimeOptions {
+  store: ConnectorStore;
+  registry: ConnectorMCPRegistryApi;
+  routes: RouteRegistryApi;
+  /** State bin dir for `tutti-connector-<key>` shims. */
+  binDir: string;
+  logger: RuntimeLogger;
+  supervisor?: ProcessSupervisor;
+  launch?: UpstreamLauncher;
+  startTimeoutMs?: number;
+  backoff?: BackoffOptions;
+  /** A run at least this long resets the failure count (default 60 s). */
+  stableMs?: number;
+  /** Longest wait for an old generation's calls before it is closed (default 30 s). */
+  drainMs?: number;
+  counters?: CallCounters & { restart(key: string): void; crash(key: string): void };
+  onEvent?: (event: RuntimeEvent) => void;
+}
+
+/** The running connector runtime. */
+export interface ConnectorRuntime {
+  /** Brings every connector in line with the store; resolves when each has settled. */
+  reconcile(): Promise<void>;
+  /** Every connector the runtime holds, sorted by key. */
+  status(): ConnectorStatus[];
+  /** The last recorded events, oldest first. */
+  events(): readonly RuntimeEvent[];
+  /** Stops every upstream (the registry is left as it is: the daemon is going away). */
+  close(): Promise<void>;
+}
+
+interface Active {
+  readonly key: string;
+  connector: InstalledConnector;
+  state: ConnectorState;
+  /** Latest store revision this entry reflects (started or attempted). */
+  attempted: number;
+  /** Store revision the serving upstream came from. */
+  revision: number;
+  generation?: number;
+  shimGeneration?: number;
+  connection?: UpstreamConnection;
+  client?: TrackedClient;
+  skills: SkillSummary[];
+  skillRoot?: string;
+  failures: number;
+  restarts: number;
+  lastError?: string;
+  startedAt?: number;
+  timer?: NodeJS.Timeout;
+  closing: boolean;
+}
+
+const MAX_EVENTS = 500;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Creates the runtime; nothing starts until {@link ConnectorRuntime.reconcile}. */
+export function createConnectorRuntime(options: ConnectorRuntimeOptions): ConnectorRuntime {
+  const { store, registry, routes, binDir, logger } = options;
+  const launch = options.launch ?? launchUpstream;
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const stableMs = options.stableMs ?? 60_000;
+  const drainMs = options.drainMs ?? 30_000;
+  const queue = createKeyQueue();
+  const actives = new Map<string, Active>();
+  const recorded: RuntimeEvent[] = [];
+  let closed = false;
+
+  function record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string) {
+    const event: RuntimeEvent = {
+      at: new Date().toISOString(),
+      key,
+      kind,
+      ...(generation !== undefined && { generation }),
+      ...(detail !== undefined && { detail }),
+    };
+    recorded.push(event);
+    if (recorded.length > MAX_EVENTS) recorded.splice(0, recorded.length - MAX_EVENTS);
+    logger.info({ connector: key, event: kind, generation, detail }, `connector ${kind}`);
+    options.onEvent?.(event);
+  }
+
+  async function closeConnection(entry: Active): Promise<void> {
+    entry.closing = true;
+    await entry.client?.drained(drainMs);
+    await entry.connection?.close();
+  }
+
+  /** Publishes route metadata and the CLI shim of `entry` at `generation`. */
+  async function publish(entry: Active, generation: number, previousShim?: number) {
+    const { key, connector } = entry;
+    const ready = 'ready' as const;
+    routes.commit(key, generation, {
+      name: connector.manifest.name,
+      description: connector.manifest.description,
+      ...(connector.paths.mcp && { mcp: { status: ready } }),
+      ...(connector.paths.cli && { cli: { status: ready } }),
+      skills: entry.skills,
+    });
+    const cli = connector.paths.cli;
+    if (cli) {
+      const credential = await store.credential(key);
+      await publishShim({
+        binDir,
+        key,
+        generation,
+        entrypoint: { command: cli.command, args: [...cli.args] },
+        env: credentialEnv(connector, credential),
+      });
+      entry.shimGeneration = generation;
+    } else if (previousShim !== undefined) {
+      await removeShim({ binDir, key, generation: previousShim });
+      entry.shimGeneration = undefined;
+    }
+  }
+
+  function scheduleRetry(entry: Active) {
+    if (closed) return;
+    entry.failures++;
+    const delay = backoffDelay(entry.failures, backoff);
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => {
+      void queue.run(entry.key, () => retry(entry));
+    }, delay);
+    entry.timer.unref();
+  }
+
+  async function retry(entry: Active) {
+    if (closed || actives.get(entry.key) !== entry) return;
+    const connector = store.get(entry.key);
+    if (!connector || !(await store.authReady(entry.key))) return sync(entry.key);
+    const generation = await store.nextRevision(entry.key);
+    await start(store.get(entry.key) ?? connector, entry, generation, 'restarted');
+  }
+
+  async function start(
+    connector: InstalledConnector,
+    previous: Active | undefined,
+    generation: number,
+    kind: RuntimeEventKind,
+  ): Promise<void> {
+    const { key } = connector;
+    const entry: Active = {
+      key,
+      connector,
+      state: 'starting',
+      attempted: generation,
+      revision: generation,
+      skills: [],
+      failures: previous?.failures ?? 0,
+      restarts: previous?.restarts ?? 0,
+      closing: false,
+    };
+    const keepPrevious = previous?.state === 'ready';
+    if (!keepPrevious) actives.set(key, entry);
+    let connection: UpstreamConnection | undefined;
+    try {
+      const credential = await store.credential(key);
+      if (connector.paths.mcp) {
+        connection = await launch(connector, credential, {
+          supervisor: options.supervisor,
+          startTimeoutMs: options.startTimeoutMs,
+          logger,
+          onToolsChanged: (tools) => void queue.run(key, () => relist(entry, tools)),
+          onExit: (info) => void queue.run(key, () => crashed(entry, info)),
+        });
+        entry.connection = connection;
+        entry.client = trackClient(key, connection, options.counters);
+      }
+      if (connector.skillsDir) {
+        const found = await discoverSkills(connector.releaseDir, connector.manifest.skills);
+        entry.skills = found.skills;
+        if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
+        for (const problem of found.diagnostics) {
+          logger.warn({ connector: key, skill: problem.path }, problem.message);
+        }
+      }
+      if (entry.client && connection) {
+        registry.commit(key, generation, entry.client, connection.tools);
+      } else {
+        registry.remove(key, generation);
+      }
+      entry.generation = generation;
+      entry.state = 'ready';
+      entry.startedAt = Date.now();
+      actives.set(key, entry);
+      await publish(entry, generation, previous?.shimGeneration).catch((error: unknown) => {
+        logger.error({ connector: key, err: message(error) }, 'publishing the connector failed');
+      });
+      if (kind === 'restarted') {
+        entry.restarts++;
+        options.counters?.restart(key);
+      }
+      record(key, previous && kind === 'started' ? 'upgraded' : kind, generation);
+    } catch (error) {
+      await connection?.close().catch(() => undefined);
+      const detail = message(error);
+      const failed = keepPrevious && previous ? previous : entry;
+      failed.attempted = generation;
+      failed.lastError = detail;
+      if (!keepPrevious) entry.state = 'failed';
+      record(key, 'start-failed', generation, detail);
+      scheduleRetry(failed);
+      return;
+    }
+    if (previous && previous !== entry) {
+      clearTimeout(previous.timer);
+      if (previous.connection) await closeConnection(previous);
+    }
+  }
+
+  async function relist(entry: Active, tools: UpstreamTool[]) {
+    if (closed || actives.get(entry.key) !== entry || entry.state !== 'ready' || !entry.client) {
+      return;
+    }
+    const generation = await store.nextRevision(entry.key);
+    try {
+      registry.commit(entry.key, generation, entry.client, tools);
+    } catch (error) {
+      entry.lastError = message(error);
+      record(entry.key, 'start-failed', generation, entry.lastError);
+      return;
+    }
+    const previousShim = entry.shimGeneration;
+    entry.generation = generation;
+    entry.attempted = generation;
+    entry.revision = generation;
+    await publish(entry, generation, previousShim).catch((error: unknown) => {
+      logger.error(
+        { connector: entry.key, err: message(error) },
+        'publishing the connector failed',
+      );
+    });
+    record(entry.key, 'tools-changed', generation, `${tools.length} tools`);
+  }
+
+  async function crashed(entry: Active, info: UpstreamExitInfo) {
+    if (closed || entry.closing || actives.get(entry.key) !== entry) return;
+    options.counters?.crash(entry.key);
+    if (entry.generation !== undefined) registry.remove(entry.key, entry.generation);
+    entry.state = 'restarting';
+    entry.connection = undefined;
+    entry.client = undefined;
+    entry.lastError = `upstream ${info.reason}`;
+    if (entry.startedAt !== undefined && Date.now() - entry.startedAt >= stableMs) {
+      entry.failures = 0;
+    }
+    record(entry.key, 'crashed', entry.generation, info.reason);
+    scheduleRetry(entry);
+  }
+
+  async function retire(entry: Active, reason: string) {
+    clearTimeout(entry.timer);
+    actives.delete(entry.key);
+    if (entry.generation !== undefined) {
+      registry.remove(entry.key, entry.generation);
+      routes.remove(entry.key, entry.generation);
+    }
+    if (entry.shimGeneration !== undefined) {
+      await removeShim({ binDir, key: entry.key, generation: entry.shimGeneration }).catch(
+        (error: unknown) => logger.error({ connector: entry.key, err: message(error) }, 'shim'),
+      );
+    }
+    record(entry.key, 'removed', entry.generation, reason);
+    await closeConnection(entry).catch(() => undefined);
+  }
+
+  async function sync(key: string): Promise<void> {
+    if (closed) return;
+    const connector = store.get(key);
+    const ready = connector !== undefined && (await store.authReady(key));
+    const active = actives.get(key);
+    if (!connector || !ready) {
+      if (active) await retire(active, connector ? 'authorization lost' : 'uninstalled');
+      return;
+    }
+    if (active && active.attempted >= connector.revision) return;
+    await start(connector, active, connector.revision, 'started');
+  }
+
+  return {
+    async reconcile() {
+      const keys = new Set([...store.installed().map((c) => c.key), ...actives.keys()]);
+      await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
+    },
+    status() {
+      return [...actives.values()]
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+        .map((entry) => statusOf(entry, registry));
+    },
+    events: () => recorded.slice(),
+    async close() {
+      closed = true;
+      for (const entry of actives.values()) clearTimeout(entry.timer);
+      await queue.idle();
+      await Promise.all(
+        [...actives.values()].map(async (entry) => {
+          entry.closing = true;
+          await entry.connection?.close().catch(() => undefined);
+        }),
+      );
+    },
+  };
+}
+
+function statusOf(entry: Active, registry: ConnectorMCPRegistryApi): ConnectorStatus {
+  const serving = entry.state === 'ready' || entry.generation !== undefined;
+  const mcpStatus =
+    entry.state === 'ready' ? 'ready' : entry.state === 'failed' ? 'unavailable' : 'starting';
+  const route = registry.debugSnapshot().routes.find((r) => r.connectorKey === entry.key);
+  return {
+    key: entry.key,
+    state: entry.state,
+    revision: entry.revision,
+    ...(serving && entry.generation !== undefined && { generation: entry.generation }),
+    ...(entry.connection?.pid !== undefined && { pid: entry.connection.pid }),
+    toolCount: route?.toolCount ?? 0,
+    failures: entry.failures,
+    restarts: entry.restarts,
+    ...(entry.lastError !== undefined && { lastError: entry.lastError }),
+    ...(entry.skillRoot !== undefined && { skillRoot: entry.skillRoot }),
+    ...(entry.connector.paths.mcp && { mcp: mcpStatus }),
+    ...(entry.connector.paths.cli && {
+      cli: entry.shimGeneration !== undefined ? 'ready' : 'unavailable',
+    }),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Turns an installed connector and its credential into a running upstream MCP client.
+ * The credential reaches only the upstream process (as its env var) or the upstream's
+ * requests (as a header); nothing else of the daemon's environment does.
+ */
+import type { UpstreamTool } from '../contracts/index.js';
+import type { ProcessSupervisor } from '../process/index.js';
+import type { Credential, InstalledConnector } from '../store/index.js';
+import {
+  openHttpUpstream,
+  openStdioUpstream,
+  type UpstreamConnection,
+  type UpstreamExitInfo,
+  type UpstreamLogger,
+} from '../upstream/index.js';
+
+/** Callbacks and limits of one upstream launch. */
+export interface LaunchOptions {
+  supervisor?: ProcessSupervisor;
+  startTimeoutMs?: number;
+  logger?: UpstreamLogger;
+  onToolsChanged(tools: UpstreamTool[]): void;
+  onExit(info: UpstreamExitInfo): void;
+}
+
+/** Starts upstream MCP clients; injectable so tests can stand in for processes. */
+export type UpstreamLauncher = (
+  connector: InstalledConnector,
+  credential: Credential | undefined,
+  options: LaunchOptions,
+) => Promise<UpstreamConnection>;
+
+/** The environment entries that carry `credential` to a stdio server or CLI, if any. */
+export function credentialEnv(
+  connector: InstalledConnector,
+  credential: Credential | undefined,
+): Record<string, string> {
+  const auth = connector.manifest.auth;
+  if (!credential || auth.kind === 'none' || !auth.env) return {};
+  return { [auth.env]: credential.secret.reveal() };
+}
+
+/** The request headers that carry `credential` to a remote MCP server, if any. */
+export function credentialHeaders(
+  connector: InstalledConnector,
+  credential: Credential | undefined,
+): Record<string, string> {
+  const auth = connector.manifest.auth;
+  if (!credential || auth.kind === 'none') return {};
+  if (auth.kind === 'oauth2') return { Authorization: `Bearer ${credential.secret.reveal()}` };
+  if (!auth.header) return {};
+  return { [auth.header]: `${auth.prefix ?? ''}${credential.secret.reveal()}` };
+}
+
+/**
+ * The default launcher: a managed stdio process in its own group, or a Streamable HTTP
+ * client. Throws when the connector has no MCP server.
+ */
+export const launchUpstream: UpstreamLauncher = async (connector, credential, options) => {
+  const mcp = connector.paths.mcp;
+  if (!mcp) throw new Error(`connector ${connector.key} has no MCP server`);
+  const common = {
+    startTimeoutMs: options.startTimeoutMs,
+    logger: options.logger,
+    onToolsChanged: options.onToolsChanged,
+    onExit: options.onExit,
+  };
+  if (mcp.transport === 'stdio') {
+    return openStdioUpstream({
+      ...common,
+      command: mcp.command,
+      args: mcp.args,
+      env: { ...mcp.env, ...credentialEnv(connector, credential) },
+      cwd: connector.releaseDir,
+      supervisor: options.supervisor,
+    });
+  }
+  return openHttpUpstream({
+    ...common,
+    url: mcp.url,
+    headers: credentialHeaders(connector, credential),
+    protocol: mcp.protocol ?? 'auto',
+  });
+};

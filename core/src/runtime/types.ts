@@ -1,0 +1,58 @@
+/** Public shapes of the connector runtime: statuses and the events it records. */
+import type { InterfaceStatus } from '../routes/index.js';
+
+/** Life-cycle state of one connector in the runtime. */
+export type ConnectorState = 'starting' | 'ready' | 'restarting' | 'failed';
+
+/** One connector as the runtime sees it (for `GET /v1/connectors`); holds no secret. */
+export interface ConnectorStatus {
+  readonly key: string;
+  readonly state: ConnectorState;
+  /** Store revision the running upstream was started from. */
+  readonly revision: number;
+  /** Generation of the route serving now, when one serves. */
+  readonly generation?: number;
+  /** Pid (and process group) of a running stdio upstream. */
+  readonly pid?: number;
+  /** Tools the route serves. */
+  readonly toolCount: number;
+  /** Crashes and failed starts since the last stable run. */
+  readonly failures: number;
+  /** Upstream restarts since the daemon started. */
+  readonly restarts: number;
+  /** Why the last start or run failed, when it did (no secret, no stderr). */
+  readonly lastError?: string;
+  /** Absolute skill root of the release, when it has skills. */
+  readonly skillRoot?: string;
+  /** MCP interface status, when the release has an MCP server. */
+  readonly mcp?: InterfaceStatus;
+  /** CLI interface status, when the release has a CLI. */
+  readonly cli?: InterfaceStatus;
+}
+
+/** Kinds of events the runtime records. */
+export type RuntimeEventKind =
+  | 'started'
+  | 'upgraded'
+  | 'tools-changed'
+  | 'removed'
+  | 'crashed'
+  | 'restarted'
+  | 'start-failed';
+
+/** One recorded observation (kept in a bounded ring). */
+export interface RuntimeEvent {
+  readonly at: string;
+  readonly key: string;
+  readonly kind: RuntimeEventKind;
+  readonly generation?: number;
+  readonly detail?: string;
+}
+
+/** Logger subset the runtime uses (pino-compatible). */
+export interface RuntimeLogger {
+  debug(object: object, message?: string): void;
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}
