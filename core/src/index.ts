@@ -15,3 +15,4 @@ export * from './server/index.js';
 export * from './session/index.js';
 export * from './plugins/index.js';
 export * from './runtime/index.js';
+export * from './daemon/index.js';

@@ -323,6 +323,42 @@ export const ERROR_CODES = Object.freeze({
       'Agent session "{session}" of provider "{provider}" is closed and cannot "{method}": start or resume a session.',
     status: 409,
   },
+  TUTTI_ERR_CONTROL_UNAUTHORIZED: {
+    message:
+      'The control API needs "Authorization: Bearer <control token>": read the token from <home>/run/daemon.json.',
+    status: 401,
+  },
+  TUTTI_ERR_CONTROL_BAD_REQUEST: {
+    message:
+      'The request field "{field}" is not valid ({problem}): fix the request and send it again.',
+    status: 400,
+  },
+  TUTTI_ERR_CONTROL_NOT_FOUND: {
+    message: 'Nothing answers "{what}": see docs/control-api.md for the routes.',
+    status: 404,
+  },
+  TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR: {
+    message: 'Connector "{key}" is not installed: install it first (POST /v1/connectors/install).',
+    status: 404,
+  },
+  TUTTI_ERR_CONTROL_NO_CREDENTIAL_NEEDED: {
+    message: 'Connector "{key}" needs no credential (its auth kind is "none"): nothing to set.',
+    status: 409,
+  },
+  TUTTI_ERR_CONTROL_INTERNAL: {
+    message: 'The daemon failed to answer: see its log for the cause and try again.',
+    status: 500,
+  },
+  TUTTI_ERR_DAEMON_ALREADY_RUNNING: {
+    message:
+      'A daemon (pid {pid}) already runs for the home "{home}": stop it first, or start this one with another --home.',
+    status: 409,
+  },
+  TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
+    message:
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo].',
+    status: 400,
+  },
 } as const satisfies Record<string, ErrorSpec>);
 
 /** Every tutti error code. */

@@ -15,7 +15,7 @@ import {
 } from '../upstream/index.js';
 
 /** Callbacks and limits of one upstream launch. */
-export interface LaunchOptions {
+export interface UpstreamLaunchOptions {
   supervisor?: ProcessSupervisor;
   startTimeoutMs?: number;
   logger?: UpstreamLogger;
@@ -27,7 +27,7 @@ export interface LaunchOptions {
 export type UpstreamLauncher = (
   connector: InstalledConnector,
   credential: Credential | undefined,
-  options: LaunchOptions,
+  options: UpstreamLaunchOptions,
 ) => Promise<UpstreamConnection>;
 
 /** The environment entries that carry `credential` to a stdio server or CLI, if any. */

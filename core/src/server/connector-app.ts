@@ -5,6 +5,7 @@
  */
 import { isJSONRPCRequest } from '@modelcontextprotocol/server';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
@@ -77,7 +78,7 @@ export function buildConnectorApp(
     bodyLimit,
     exposeHeadRoutes: false,
     forceCloseConnections: true,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   // The session each authenticated request belongs to (no global FastifyRequest typing).
   const sessions = new WeakMap<FastifyRequest, TokenSession>();

@@ -1,0 +1,151 @@
+/**
+ * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`:
+ * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
+ * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
+ * Logs go to stderr as JSON lines, with every token redacted.
+ */
+import { readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  type Daemon,
+  installExitHandlers,
+  isTuttiError,
+  resolveHome,
+  startDaemon,
+  TuttiError,
+} from '@tutti/core';
+import { pino } from 'pino';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The repository (or installed package set) root: `cli/dist/..` -> `cli` -> root. */
+const repoRoot = resolve(here, '..', '..');
+const demoRoot = resolve(here, '..', 'demo-connectors');
+
+/** Parsed command line. */
+export interface TuttidArgs {
+  home: string;
+  port: number;
+  controlPort: number;
+  json: boolean;
+  demo: boolean;
+  logLevel: string;
+}
+
+function portOf(value: string | undefined, flag: string): number {
+  if (value === undefined) return 0;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: `${flag} takes a port number`,
+    });
+  }
+  return port;
+}
+
+/** Parses `argv` (without node and the script). */
+export function parseTuttidArgs(argv: readonly string[], env = process.env): TuttidArgs {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        home: { type: 'string' },
+        port: { type: 'string' },
+        'control-port': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'no-demo': { type: 'boolean', default: false },
+        'log-level': { type: 'string', default: 'info' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', { problem: (error as Error).message });
+  }
+  return {
+    home: resolveHome({ flag: values.home as string | undefined, env }),
+    port: portOf(values.port as string | undefined, '--port'),
+    controlPort: portOf(values['control-port'] as string | undefined, '--control-port'),
+    json: values.json === true,
+    demo: values['no-demo'] !== true,
+    logLevel: String(values['log-level']),
+  };
+}
+
+/** Release folders of the bundled demo connectors. */
+export function demoConnectors(): string[] {
+  try {
+    return readdirSync(demoRoot, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(demoRoot, entry.name))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+function banner(daemon: Daemon): string {
+  const lines = ['tuttid is ready', `  home        ${daemon.home}`];
+  const statuses = daemon.runtime.status();
+  if (statuses.length === 0) lines.push('  connectors  none installed');
+  for (const status of statuses) {
+    const parts: string[] = [status.state];
+    if (status.mcp) parts.push(`${status.toolCount} MCP tools as ${status.key}_*`);
+    if (status.cli) parts.push(`CLI tutti-connector-${status.key}`);
+    lines.push(`  connector   ${status.key}: ${parts.join(', ')}`);
+  }
+  lines.push(
+    `  MCP server  ${daemon.mcpUrl} (agents get a per-session token)`,
+    '  discover    tutti connector available',
+    '  stop        Ctrl-C',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs the daemon; resolves once it is ready (it keeps running until a signal). */
+export async function main(argv: readonly string[]): Promise<Daemon> {
+  const args = parseTuttidArgs(argv);
+  const logger = pino({ level: args.logLevel }, pino.destination(2));
+  const daemon = await startDaemon({
+    home: args.home,
+    port: args.port,
+    controlPort: args.controlPort,
+    logger,
+    demoConnectors: args.demo ? demoConnectors() : [],
+    repoRoot,
+    nodeModules: [join(repoRoot, 'node_modules')],
+  });
+  installExitHandlers(daemon.supervisor, { onSignal: () => daemon.close() });
+  if (args.json) {
+    const ready = {
+      event: 'ready',
+      pid: process.pid,
+      home: daemon.home,
+      controlUrl: daemon.info.controlUrl,
+      mcpUrl: daemon.mcpUrl,
+      connectors: daemon.runtime.status().map(({ key, state, toolCount }) => ({
+        key,
+        state,
+        toolCount,
+      })),
+      plugins: daemon.plugins.map(({ name, status }) => ({ name, status })),
+    };
+    process.stdout.write(`${JSON.stringify(ready)}\n`);
+  } else {
+    process.stdout.write(banner(daemon));
+  }
+  return daemon;
+}
+
+/** Entry point of the bin: reports a startup failure in one line and exits 1. */
+export async function run(argv: readonly string[]): Promise<void> {
+  try {
+    await main(argv);
+  } catch (error) {
+    const text = isTuttiError(error) ? `${error.code}: ${error.message}` : String(error);
+    process.stderr.write(`tuttid: ${text}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The `connector available` list (spec 9.2): the committed route metadata of every
+ * connector, with each interface's status taken from the runtime at the time of asking
+ * (a crashed upstream's MCP interface reads `starting` until it is back).
+ */
+import type { ConnectorSummary, RouteRegistryApi } from '../routes/index.js';
+import type { ConnectorStatus } from '../runtime/index.js';
+
+/** Summaries sorted by key, statuses overlaid from `statuses`. */
+export function availableConnectors(
+  routes: RouteRegistryApi,
+  statuses: readonly ConnectorStatus[],
+): ConnectorSummary[] {
+  const byKey = new Map(statuses.map((status) => [status.key, status]));
+  return routes.list().map((summary) => {
+    const status = byKey.get(summary.key);
+    return {
+      ...summary,
+      skills: summary.skills.map((skill) => ({ ...skill })),
+      interfaces: summary.interfaces.map((face) => {
+        const live = face.kind === 'mcp' ? status?.mcp : status?.cli;
+        return { ...face, status: live ?? face.status };
+      }),
+    };
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * The daemon's control API: loopback fastify app, JSON, every route behind
+ * `Authorization: Bearer <control token>` (constant-time check) and a loopback Host.
+ * Errors answer `{ error: { code, message } }` with the code's HTTP status; request logs
+ * carry no headers, so neither the control token nor a credential is ever logged.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import { bearerTokenOf, checkHost, checkOrigin } from '../server/guards.js';
+
+/** Largest control request body (a path, a credential, a session request). */
+export const CONTROL_BODY_LIMIT = 256 * 1024;
+
+/** Options of {@link buildControlApp}. */
+export interface ControlAppOptions {
+  readonly controlToken: string;
+  /** The bound port, for the Host check (known after listen). */
+  readonly port: () => number;
+  readonly logger?: Logger;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Parses `value` with `schema`, or throws TUTTI_ERR_CONTROL_BAD_REQUEST naming the field. */
+export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.length ? issue.path.join('.') : 'body';
+  throw new TuttiError('TUTTI_ERR_CONTROL_BAD_REQUEST', {
+    field,
+    problem: issue?.message ?? 'invalid',
+  });
+}
+
+/** The app with auth, Host check and error mapping; routes are added by the caller. */
+export function buildControlApp(options: ControlAppOptions): FastifyInstance {
+  const expected = digest(options.controlToken);
+  const app = Fastify({
+    bodyLimit: CONTROL_BODY_LIMIT,
+    logController: new LogController({ disableRequestLogging: true }),
+    ...(options.logger && {
+      loggerInstance: options.logger.child({ component: 'control-api' }) as FastifyBaseLogger,
+    }),
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const badHost = checkHost(request.headers.host, options.port());
+    if (badHost) return reply.code(badHost.status).send(errorBody(badHost));
+    const badOrigin = checkOrigin(request.headers.origin);
+    if (badOrigin) return reply.code(badOrigin.status).send(errorBody(badOrigin));
+    const token = bearerTokenOf(request.headers.authorization);
+    if (token === undefined || !timingSafeEqual(digest(token), expected)) {
+      const error = new TuttiError('TUTTI_ERR_CONTROL_UNAUTHORIZED');
+      return reply.code(error.status).send(errorBody(error));
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (isTuttiError(error)) return reply.code(error.status).send(errorBody(error));
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      const bad = new TuttiError('TUTTI_ERR_CONTROL_BAD_REQUEST', {
+        field: 'body',
+        problem: (error as Error).message,
+      });
+      return reply.code(status).send(errorBody(bad));
+    }
+    request.log.error({ err: (error as Error).message, url: request.url }, 'control API error');
+    const internal = new TuttiError('TUTTI_ERR_CONTROL_INTERNAL');
+    return reply.code(internal.status).send(errorBody(internal));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = new TuttiError('TUTTI_ERR_CONTROL_NOT_FOUND', {
+      what: `${request.method} ${request.url.split('?')[0]}`,
+    });
+    return reply.code(error.status).send(errorBody(error));
+  });
+  return app;
+}
+
+/** The JSON error body of a TuttiError. */
+export function errorBody(error: TuttiError): { error: { code: string; message: string } } {
+  return { error: { code: error.code, message: error.message } };
+}

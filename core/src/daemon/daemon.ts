@@ -1,0 +1,187 @@
+/**
+ * The composition root of `tuttid`: store, registry, loopback `connector` server, connector
+ * runtime, agent session host with its discovered provider plugins, and the control API.
+ * Nothing here holds logic of its own beyond wiring and the order of start and stop.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Logger, pino } from 'pino';
+import { createTokenService } from '../auth/index.js';
+import { TuttiError } from '../errors/index.js';
+import { renderGuidance } from '../guidance/index.js';
+import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '../plugins/index.js';
+import { createProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
+import { createConnectorMCPRegistry } from '../registry/index.js';
+import { createRouteRegistry } from '../routes/index.js';
+import { createConnectorRuntime, type ConnectorRuntime } from '../runtime/index.js';
+import { createConnectorServer } from '../server/index.js';
+import { AgentSessionHost } from '../session/index.js';
+import { openStore, type ConnectorStore } from '../store/index.js';
+import { availableConnectors } from './available.js';
+import { buildControlApp } from './control-app.js';
+import { registerControlRoutes } from './control-routes.js';
+import {
+  type DaemonInfo,
+  removeDaemonFile,
+  runningDaemonPid,
+  writeDaemonFile,
+} from './daemon-file.js';
+import { METRIC_NAMES, Metrics } from './metrics.js';
+
+/** Options of {@link startDaemon}. */
+export interface DaemonOptions {
+  /** The tutti home (absolute). */
+  readonly home: string;
+  /** Port of the loopback `connector` MCP server (default 0: a free port). */
+  readonly port?: number;
+  /** Port of the control API (default 0: a free port). */
+  readonly controlPort?: number;
+  readonly logger?: Logger;
+  /** Release folders installed when the home has never held a connector. */
+  readonly demoConnectors?: readonly string[];
+  /** Repository root whose `providers/*` and `plugins/*` are discovered. */
+  readonly repoRoot?: string;
+  /** node_modules folders scanned for installed plugin packages. */
+  readonly nodeModules?: readonly string[];
+  /** Load plugins from TS sources (tests) or built JS (default: as this file runs). */
+  readonly pluginMode?: EntryMode;
+  /** Upstream start bound in ms (default 30 s). */
+  readonly startTimeoutMs?: number;
+  /** Keep-alive interval of `subscriptions/listen` streams (default 15 s). */
+  readonly keepAliveMs?: number;
+}
+
+/** A running daemon. */
+export interface Daemon {
+  readonly home: string;
+  readonly info: DaemonInfo;
+  /** URL of the loopback `connector` MCP server. */
+  readonly mcpUrl: string;
+  readonly plugins: readonly PluginLoadResult[];
+  readonly store: ConnectorStore;
+  readonly runtime: ConnectorRuntime;
+  readonly supervisor: ProcessSupervisor;
+  /** Stops everything in order; idempotent. */
+  close(): Promise<void>;
+}
+
+/** Starts the daemon; resolves once every installed connector has settled and it is ready. */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { home } = options;
+  const logger = options.logger ?? pino({ level: 'silent' });
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  await chmod(home, 0o700);
+  const other = await runningDaemonPid(home);
+  if (other !== undefined)
+    throw new TuttiError('TUTTI_ERR_DAEMON_ALREADY_RUNNING', { pid: other, home });
+
+  const fresh = !existsSync(join(home, 'state'));
+  const supervisor = createProcessSupervisor();
+  const cleanups: (() => Promise<unknown>)[] = [() => supervisor.close()];
+  const closeAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const store = await openStore(home, {
+      onProblem: (problem) => logger.warn({ code: problem.code }, problem.message),
+    });
+    if (fresh && store.installed().length === 0) {
+      for (const dir of options.demoConnectors ?? []) await store.install(dir);
+    }
+    const registry = createConnectorMCPRegistry();
+    const routes = createRouteRegistry();
+    const tokens = createTokenService();
+    cleanups.push(async () => tokens.revokeAll());
+    const metrics = new Metrics();
+    const binDir = join(home, 'bin');
+    const server = await createConnectorServer({
+      registry,
+      tokens,
+      logger,
+      port: options.port ?? 0,
+      ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
+    });
+    cleanups.push(() => server.close());
+    const runtime = createConnectorRuntime({
+      store,
+      registry,
+      routes,
+      binDir,
+      logger,
+      supervisor,
+      startTimeoutMs: options.startTimeoutMs,
+      counters: {
+        call: (key) => metrics.inc(METRIC_NAMES.calls, { connector: key }),
+        error: (key) => metrics.inc(METRIC_NAMES.callErrors, { connector: key }),
+        restart: (key) => metrics.inc(METRIC_NAMES.upstreamRestarts, { connector: key }),
+        crash: (key) => metrics.inc(METRIC_NAMES.upstreamCrashes, { connector: key }),
+      },
+    });
+    cleanups.push(() => runtime.close());
+    const skillRoots = () =>
+      runtime.status().flatMap((s) => (s.state === 'ready' && s.skillRoot ? [s.skillRoot] : []));
+    const host = new AgentSessionHost({
+      connector: { endpointUrl: () => server.url, shimBinDir: () => binDir, skillRoots },
+      tokens,
+      registry,
+      listChangedDelivered: true,
+      guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
+    });
+    cleanups.push(() => host.close());
+    const plugins = await discoverAndLoadPlugins(host, {
+      ...(options.repoRoot && { repoRoot: options.repoRoot }),
+      ...(options.nodeModules && { nodeModules: options.nodeModules }),
+      home,
+      ...(options.pluginMode && { mode: options.pluginMode }),
+    });
+    for (const plugin of plugins) {
+      if (plugin.status === 'failed') {
+        logger.warn({ plugin: plugin.origin, code: plugin.error?.code }, plugin.error?.message);
+      }
+    }
+    const refreshMetrics = () => {
+      const debug = registry.debugSnapshot();
+      metrics.set(METRIC_NAMES.routes, debug.routes.length);
+      metrics.set(METRIC_NAMES.tools, debug.toolCount);
+      metrics.set(METRIC_NAMES.sessions, host.listSessions().length);
+    };
+    cleanups.push(async () => registry.onListChanged(refreshMetrics)());
+    registry.onListChanged(refreshMetrics);
+    const reconcile = async () => {
+      await runtime.reconcile();
+      refreshMetrics();
+    };
+    await reconcile();
+
+    const controlToken = randomBytes(32).toString('base64url');
+    let controlPort = 0;
+    const app = buildControlApp({ controlToken, port: () => controlPort, logger });
+    registerControlRoutes(app, { store, registry, routes, runtime, host, metrics, reconcile });
+    await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
+    cleanups.push(() => app.close());
+    const address = app.server.address();
+    controlPort = typeof address === 'object' && address ? address.port : 0;
+    const info: DaemonInfo = {
+      pid: process.pid,
+      controlUrl: `http://127.0.0.1:${controlPort}`,
+      controlToken,
+    };
+    await writeDaemonFile(home, info);
+    cleanups.push(() => removeDaemonFile(home, process.pid));
+    return {
+      home,
+      info,
+      mcpUrl: server.url,
+      plugins,
+      store,
+      runtime,
+      supervisor,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
