@@ -1,5 +1,6 @@
 /**
- * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`:
+ * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
+ * (logs: `warn` by default, `info` with `--json`):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
  * Logs go to stderr as JSON lines, with every token redacted.
@@ -56,7 +57,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         'control-port': { type: 'string' },
         json: { type: 'boolean', default: false },
         'no-demo': { type: 'boolean', default: false },
-        'log-level': { type: 'string', default: 'info' },
+        'log-level': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -70,7 +71,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     controlPort: portOf(values['control-port'] as string | undefined, '--control-port'),
     json: values.json === true,
     demo: values['no-demo'] !== true,
-    logLevel: String(values['log-level']),
+    logLevel: String(values['log-level'] ?? (values.json === true ? 'info' : 'warn')),
   };
 }
 
