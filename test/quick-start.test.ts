@@ -1,0 +1,74 @@
+/**
+ * The README's quick start, as a newcomer runs it: a clean clone, `npm ci && npm start`
+ * with a fresh HOME, and the demo connectors' tools visible. Slow by nature (a full
+ * install), so it runs once, in its own file.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const temps: string[] = [];
+let daemon: ReturnType<typeof spawn> | undefined;
+
+afterAll(async () => {
+  if (daemon && daemon.exitCode === null && daemon.pid) {
+    const gone = new Promise((resolve) => daemon!.once('exit', resolve));
+    process.kill(-daemon.pid, 'SIGTERM');
+    await gone;
+  }
+  await Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** The environment of a newcomer: a fresh HOME, npm's cache kept so no download repeats. */
+function newcomerEnv(home: string): NodeJS.ProcessEnv {
+  const cache = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, npm_config_cache: cache };
+  return env;
+}
+
+describe('README quick start', () => {
+  it('installs from a clean clone and serves the demo tools with `npm ci && npm start`', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'tutti-quick-start-'));
+    temps.push(work);
+    const clone = join(work, 'tutti-connector');
+    const home = join(work, 'home');
+    execFileSync('git', ['clone', '--quiet', ROOT, clone]);
+    const readme = await readFile(join(clone, 'README.md'), 'utf8');
+    expect(readme).toContain('npm ci && npm start');
+    const env = newcomerEnv(home);
+    execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: clone,
+      env,
+      stdio: 'ignore',
+    });
+
+    daemon = spawn('npm', ['start'], { cwd: clone, env, detached: true, stdio: 'pipe' });
+    const banner = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      createInterface({ input: daemon!.stdout! }).on('line', (line) => {
+        text += `${line}\n`;
+        if (line.includes('stop')) resolve(text);
+      });
+      daemon!.once('exit', (code) => reject(new Error(`npm start exited ${code}:\n${text}`)));
+    });
+    expect(banner).toMatch(/notes: ready, 3 MCP tools as notes_\*/);
+    expect(banner).toMatch(/hello: ready, CLI tutti-connector-hello/);
+
+    const listed = execFileSync(
+      'node',
+      [join(clone, 'cli/bin/tutti.js'), 'connector', 'available', '--json'],
+      {
+        cwd: clone,
+        env,
+        encoding: 'utf8',
+      },
+    );
+    const keys = (JSON.parse(listed).connectors as { key: string }[]).map((c) => c.key);
+    expect(keys).toEqual(['hello', 'notes']);
+  }, 600_000);
+});
