@@ -79,7 +79,8 @@ describe('cancellation and upstream failure', () => {
     });
     expect(cancel.status).toBe(202);
     expect(await aborted(call.signal)).toBe('cancelled');
-    expect((await (await response).json()).error.code).toBe(-32800);
+    const answer = (await (await response).json()) as { error: { code: number } };
+    expect(answer.error.code).toBe(-32800);
   });
 
   it('ignores notifications/cancelled from another session for the same request id', async () => {
@@ -152,14 +153,14 @@ describe('cancellation and upstream failure', () => {
     const upstream: StdioUpstream = await startStdioUpstream();
     cleanups.push(() => upstream.close());
     world.registry.commit('dying', 1, upstream, upstream.tools);
-    const ok = await (
+    const ok = (await (
       await post({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
         params: { name: 'dying_echo', arguments: {} },
       })
-    ).json();
+    ).json()) as { result: { content: unknown } };
     expect(ok.result.content).toEqual([{ type: 'text', text: 'pong' }]);
     const res = await post({
       jsonrpc: '2.0',
@@ -168,7 +169,9 @@ describe('cancellation and upstream failure', () => {
       params: { name: 'dying_die', arguments: {} },
     });
     expect(res.status).toBe(200);
-    const { error } = await res.json();
+    const { error } = (await res.json()) as {
+      error: { code: number; message: string; data: unknown };
+    };
     expect(error.code).toBe(-32603);
     expect(error.message).toMatch(/^Connector "dying" failed while running tool "die": .+\. Retry/);
     expect(error.data).toEqual({ code: 'TUTTI_ERR_SERVER_UPSTREAM_FAILED' });

@@ -109,7 +109,10 @@ describe('publishShim', () => {
       entrypoint: entrypoint('x'),
       windows: true,
       env: { API_KEY: 'sk-very-secret\nvalue' },
-    }).catch((caught: unknown) => caught as Error);
+    }).then(
+      () => new Error('publishShim accepted a value a .cmd file cannot hold'),
+      (caught: unknown) => caught as Error,
+    );
     expect(error.message).toContain('API_KEY');
     expect(error.message).not.toContain('sk-very-secret');
   });
