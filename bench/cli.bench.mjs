@@ -1,0 +1,200 @@
+/**
+ * CLI benchmarks: (1) the cost of a published `tutti-connector-<key>` shim (a `sh` script
+ * that execs the entrypoint) over running the entrypoint directly, for `/bin/true` and for
+ * a Node script; (2) `tutti connector available` (table and `--json`) against a running
+ * `tuttid` versus `node -e 0`, the floor of any Node CLI, with the imports it pays for
+ * (`@oclif/core`, `@tutti/core`) timed on their own. `BENCH_QUICK=1` runs fewer rounds.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { publishShim } from '../core/dist/shims/index.js';
+import { alternate, summary } from './lib/daemon-cli-runs.mjs';
+import { benchDir, homeWithReleases, writeStdioReleases } from './lib/daemon-home.mjs';
+import { startTuttid } from './lib/daemon-process.mjs';
+
+const CLI_DIR = fileURLToPath(new URL('../cli/', import.meta.url));
+const TUTTI = join(CLI_DIR, 'bin', 'tutti.js');
+const node = process.execPath;
+
+/** Rows for a measured command against its baseline: p50 and mean, each with the ratio. */
+function pairRows(group, samples, name, baseline) {
+  const a = summary(samples.get(name).ms);
+  const b = summary(samples.get(baseline).ms);
+  const runs = samples.get(name).ms.length;
+  return [
+    {
+      group,
+      name: `${name}, p50 (${runs} runs)`,
+      value: a.p50,
+      unit: 'ms',
+      baseline: { name: `${baseline}, p50`, value: b.p50 },
+    },
+    {
+      group,
+      name: `${name}, mean`,
+      value: a.mean,
+      unit: 'ms',
+      baseline: { name: `${baseline}, mean`, value: b.mean },
+    },
+    { group, name: `${baseline}, p50 (${runs} runs)`, value: b.p50, unit: 'ms' },
+    { group, name: `${baseline}, mean`, value: b.mean, unit: 'ms' },
+  ];
+}
+
+/** Mean CPU time (user + system) of `name` against `baseline`: robust to a busy machine. */
+function cpuRow(group, samples, name, baseline) {
+  return {
+    group,
+    name: `${name}, CPU user+sys, mean`,
+    value: summary(samples.get(name).cpuMs).mean,
+    unit: 'ms',
+    baseline: { name: `${baseline}, CPU mean`, value: summary(samples.get(baseline).cpuMs).mean },
+  };
+}
+
+async function shimRows(dir, env, quick) {
+  const binDir = join(dir, 'bin');
+  const script = join(dir, 'entry.mjs');
+  await writeFile(script, '');
+  const trueShim = await publishShim({
+    binDir,
+    key: 'bench-true',
+    generation: 1,
+    entrypoint: { command: '/bin/true', args: [] },
+  });
+  const nodeShim = await publishShim({
+    binDir,
+    key: 'bench-node',
+    generation: 1,
+    entrypoint: { command: node, args: [script] },
+  });
+  const small = alternate(
+    [
+      { name: 'shim -> /bin/true', command: trueShim.path, env },
+      { name: '/bin/true directly', command: '/bin/true', env },
+    ],
+    { runs: quick ? 60 : 200, warmup: 10 },
+  );
+  const nodeRuns = alternate(
+    [
+      { name: 'shim -> node entry.mjs', command: nodeShim.path, env },
+      { name: 'node entry.mjs directly', command: node, args: [script], env },
+    ],
+    { runs: quick ? 10 : 30, warmup: 3 },
+  );
+  const overhead = (samples, a, b) =>
+    summary(samples.get(a).ms).p50 - summary(samples.get(b).ms).p50;
+  console.error(
+    `cli: shim overhead p50 ${overhead(small, 'shim -> /bin/true', '/bin/true directly').toFixed(2)} ms (/bin/true), ${overhead(nodeRuns, 'shim -> node entry.mjs', 'node entry.mjs directly').toFixed(2)} ms (node)`,
+  );
+  return [
+    ...pairRows('cli shim', small, 'shim -> /bin/true', '/bin/true directly'),
+    ...pairRows('cli shim', nodeRuns, 'shim -> node entry.mjs', 'node entry.mjs directly'),
+    cpuRow('cli shim', nodeRuns, 'shim -> node entry.mjs', 'node entry.mjs directly'),
+  ];
+}
+
+async function availableRows(dir, env, quick) {
+  const releases = await writeStdioReleases(join(dir, 'releases'), 3, 5);
+  const home = await homeWithReleases(releases);
+  let daemon;
+  try {
+    daemon = await startTuttid(home.home);
+    const available = ['connector', 'available', '--home', home.home];
+    const commands = [
+      { name: 'tutti connector available', command: node, args: [TUTTI, ...available], env },
+      {
+        name: 'tutti connector available --json',
+        command: node,
+        args: [TUTTI, ...available, '--json'],
+        env,
+      },
+      { name: 'node -e 0', command: node, args: ['-e', '0'], env },
+      {
+        name: "node: import('@oclif/core')",
+        command: node,
+        args: ['--input-type=module', '-e', "await import('@oclif/core')"],
+        env,
+        cwd: CLI_DIR,
+      },
+      {
+        name: "node: import('@tutti/core')",
+        command: node,
+        args: ['--input-type=module', '-e', "await import('@tutti/core')"],
+        env,
+        cwd: CLI_DIR,
+      },
+      {
+        name: 'node: fetchAvailableConnectors() from cli/dist (imports @tutti/core)',
+        command: node,
+        args: [
+          '--input-type=module',
+          '-e',
+          `const m = await import('./dist/daemon-client.js'); await m.fetchAvailableConnectors(${JSON.stringify(home.home)});`,
+        ],
+        env,
+        cwd: CLI_DIR,
+      },
+    ];
+    // Time the real answer, not an error or an empty list.
+    const check = spawnSync(node, [TUTTI, ...available], { env, encoding: 'utf8' });
+    if (check.status !== 0 || !check.stdout.includes('(bench-002)')) {
+      throw new Error(`tutti connector available gave no connector list: ${check.stderr}`);
+    }
+    const samples = alternate(commands, { runs: quick ? 4 : 10, warmup: 1 });
+    const floor = 'node -e 0';
+    const p50 = (name) => summary(samples.get(name).ms).p50;
+    console.error(
+      `cli: connector available p50 ${p50('tutti connector available').toFixed(0)} ms vs node -e 0 ${p50(floor).toFixed(0)} ms`,
+    );
+    const runs = samples.get(floor).ms.length;
+    const group = 'cli connector available';
+    return [
+      ...pairRows(group, samples, 'tutti connector available', floor).slice(0, 2),
+      ...pairRows(group, samples, 'tutti connector available --json', floor),
+      ...commands.slice(3).map((command) => ({
+        group,
+        name: `part: ${command.name}, p50 (${runs} runs)`,
+        value: p50(command.name),
+        unit: 'ms',
+        baseline: { name: `${floor}, p50`, value: p50(floor) },
+      })),
+      ...commands
+        .filter((command) => command.name !== floor)
+        .map((command) => cpuRow(group, samples, command.name, floor)),
+      {
+        group,
+        name: `${floor}, CPU user+sys, mean`,
+        value: summary(samples.get(floor).cpuMs).mean,
+        unit: 'ms',
+      },
+    ];
+  } finally {
+    await daemon?.stop();
+    await home.remove();
+  }
+}
+
+/** @param {{ measure: Function, gc: () => void }} _ctx */
+export default async function (_ctx) {
+  const quick = process.env.BENCH_QUICK === '1';
+  const temp = await benchDir('tutti-bench-cli-');
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: temp.dir,
+    XDG_CONFIG_HOME: temp.dir,
+    XDG_DATA_HOME: temp.dir,
+    XDG_CACHE_HOME: temp.dir,
+    XDG_STATE_HOME: temp.dir,
+  };
+  try {
+    return [
+      ...(await shimRows(temp.dir, env, quick)),
+      ...(await availableRows(temp.dir, env, quick)),
+    ];
+  } finally {
+    await temp.remove();
+  }
+}
