@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConnectorSummary, TuttiError, connectorSummarySchema } from '@tutti/core';
+import { type ConnectorSummary, TuttiError, connectorSummarySchema } from '@tutti/core/client';
 
 /** The daemon's control endpoint, as written by the daemon to `run/daemon.json`. */
 export interface DaemonInfo {

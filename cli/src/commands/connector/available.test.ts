@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { ConnectorSummary } from '@tutti/core';
+import type { ConnectorSummary } from '@tutti/core/client';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import ConnectorAvailable from './available.js';
 

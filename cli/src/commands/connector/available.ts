@@ -5,7 +5,7 @@
  * port, token, header, OAuth data or release path.
  */
 import { Command, Flags } from '@oclif/core';
-import { type ConnectorSummary, isTuttiError, resolveHome, sanitizeText } from '@tutti/core';
+import { type ConnectorSummary, isTuttiError, resolveHome, sanitizeText } from '@tutti/core/client';
 import { type AvailableConnectors, fetchAvailableConnectors } from '../../daemon-client.js';
 
 const HEADERS = ['CONNECTOR', 'OFFERS', 'STATUS', 'CLI COMMAND', 'SKILLS'] as const;
