@@ -1,12 +1,14 @@
 /**
  * Benchmark harness: runs every `bench/<name>.bench.mjs` (or those named on argv), prints
- * one markdown table with a ratio column against each row's baseline, and writes
- * `bench/out/report.json` and `bench/out/report.md`. Run with `npm run bench` (builds first).
+ * one markdown table with a ratio column against each row's baseline (plus a table of
+ * target checks when a bench returns some), and writes `bench/out/report.json`,
+ * `bench/out/report.md` and one SVG per returned chart. Run with `npm run bench` (builds first).
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { arch, cpus, platform } from 'node:os';
+import { arch, cpus, loadavg, platform } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { latencyChartSvg } from './chart.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -66,13 +68,36 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+function targetTable(targets) {
+  const lines = [
+    '| bench | client | target | measured | goal | met |',
+    '| --- | --- | --- | ---: | --- | --- |',
+  ];
+  for (const t of targets) {
+    lines.push(
+      `| ${t.bench} | ${t.client} | ${t.target} | ${fmt(t.measured)} ${t.unit} | ${t.goal} | ${t.met ? 'yes' : '**no**'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
 const ctx = Object.freeze({ measure, gc: () => globalThis.gc?.() });
 const rows = [];
+const targets = [];
+const charts = [];
 for (const file of files) {
   const name = basename(file, '.bench.mjs');
   console.error(`running ${name} ...`);
+  const started = performance.now();
   const bench = await import(pathToFileURL(join(here, file)).href);
-  for (const row of await bench.default(ctx)) rows.push({ bench: name, ...row });
+  // A bench returns its rows, or `{ rows, targets?, charts? }`.
+  const result = await bench.default(ctx);
+  console.error(`${name} took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const parts = Array.isArray(result) ? { rows: result } : result;
+  for (const row of parts.rows) rows.push({ bench: name, ...row });
+  for (const target of parts.targets ?? []) targets.push({ bench: name, ...target });
+  for (const chart of parts.charts ?? []) charts.push({ bench: name, ...chart });
 }
 
 const environment = {
@@ -82,12 +107,25 @@ const environment = {
   cpu: cpus()[0]?.model ?? 'unknown',
   cpus: cpus().length,
   gcExposed: typeof globalThis.gc === 'function',
+  /** 1, 5 and 15 minute load averages at the start and the end (other work skews figures). */
+  loadAtStart,
+  loadavg: loadavg().map((value) => Number(value.toFixed(2))),
 };
-const markdown = `# Benchmark report\n\n${environment.date}, Node ${environment.node}, ${environment.platform}, ${environment.cpus} x ${environment.cpu}\n\n${table(rows)}\n`;
+const sections = [
+  `# Benchmark report\n\n${environment.date}, Node ${environment.node}, ${environment.platform}, ${environment.cpus} x ${environment.cpu}, load ${environment.loadAtStart.join(' ')} at start, ${environment.loadavg.join(' ')} at end`,
+  table(rows),
+];
+if (targets.length > 0) sections.push(`## Targets\n\n${targetTable(targets)}`);
+if (charts.length > 0) {
+  sections.push(`## Charts\n\n${charts.map((c) => `![${c.title}](${c.id}.svg)`).join('\n\n')}`);
+}
+const markdown = `${sections.join('\n\n')}\n`;
 console.log(markdown);
 await mkdir(join(here, 'out'), { recursive: true });
 await writeFile(
   join(here, 'out', 'report.json'),
-  `${JSON.stringify({ environment, rows }, null, 2)}\n`,
+  `${JSON.stringify({ environment, rows, targets, charts }, null, 2)}\n`,
 );
 await writeFile(join(here, 'out', 'report.md'), markdown);
+for (const chart of charts)
+  await writeFile(join(here, 'out', `${chart.id}.svg`), latencyChartSvg(chart));
