@@ -5,7 +5,12 @@
  * carry no headers, so neither the control token nor a credential is ever logged.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isTuttiError, TuttiError } from '../errors/index.js';
@@ -44,6 +49,18 @@ export function buildControlApp(options: ControlAppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: CONTROL_BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: true }),
+    // The router refuses a path segment over 100 characters or a broken percent-encoding
+    // before any hook runs; answer those in this API's error shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const bad = new TuttiError('TUTTI_ERR_CONTROL_BAD_REQUEST', {
+        field: 'url',
+        problem:
+          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? 'a path segment is too long'
+            : 'the path is not a valid URL path',
+      });
+      return (reply as FastifyReply).code(error.statusCode ?? bad.status).send(errorBody(bad));
+    },
     ...(options.logger && {
       loggerInstance: options.logger.child({ component: 'control-api' }) as FastifyBaseLogger,
     }),

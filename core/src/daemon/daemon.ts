@@ -15,7 +15,11 @@ import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '.
 import { createProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
 import { createRouteRegistry } from '../routes/index.js';
-import { createConnectorRuntime, type ConnectorRuntime } from '../runtime/index.js';
+import {
+  type BackoffOptions,
+  createConnectorRuntime,
+  type ConnectorRuntime,
+} from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost } from '../session/index.js';
 import { openStore, type ConnectorStore } from '../store/index.js';
@@ -51,6 +55,8 @@ export interface DaemonOptions {
   readonly startTimeoutMs?: number;
   /** Keep-alive interval of `subscriptions/listen` streams (default 15 s). */
   readonly keepAliveMs?: number;
+  /** Restart delays of a crashed upstream (default 500 ms doubling up to 30 s). */
+  readonly backoff?: BackoffOptions;
 }
 
 /** A running daemon. */
@@ -96,11 +102,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     cleanups.push(async () => tokens.revokeAll());
     const metrics = new Metrics();
     const binDir = join(home, 'bin');
+    // Set below; the server answers no agent before a session exists.
+    let host: AgentSessionHost | undefined;
     const server = await createConnectorServer({
       registry,
       tokens,
       logger,
       port: options.port ?? 0,
+      onAnswered: (session, method, status) => {
+        if (method !== 'tools/list' || status !== 200) return;
+        const { version, tools } = registry.snapshot();
+        host?.noteToolsListed(session.agentSessionId, { version, toolCount: tools.length });
+      },
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
     });
     cleanups.push(() => server.close());
@@ -112,6 +125,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       supervisor,
       startTimeoutMs: options.startTimeoutMs,
+      ...(options.backoff && { backoff: options.backoff }),
       counters: {
         call: (key) => metrics.inc(METRIC_NAMES.calls, { connector: key }),
         error: (key) => metrics.inc(METRIC_NAMES.callErrors, { connector: key }),
@@ -122,7 +136,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     cleanups.push(() => runtime.close());
     const skillRoots = () =>
       runtime.status().flatMap((s) => (s.state === 'ready' && s.skillRoot ? [s.skillRoot] : []));
-    const host = new AgentSessionHost({
+    host = new AgentSessionHost({
       connector: { endpointUrl: () => server.url, shimBinDir: () => binDir, skillRoots },
       tokens,
       registry,

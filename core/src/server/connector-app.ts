@@ -45,6 +45,12 @@ export interface ConnectorServerOptions {
   readonly keepAliveMs?: number;
   /** `tools/list` page size (default 500). */
   readonly pageSize?: number;
+  /**
+   * Told after each JSON-RPC request was answered: whose session sent it, the method and the
+   * HTTP status (a JSON-RPC error may answer 200); never a token. Runs synchronously right
+   * after the answer is built.
+   */
+  readonly onAnswered?: (session: TokenSession, method: string, status: number) => void;
 }
 
 /** The app plus the hooks its owner needs at shutdown. */
@@ -168,6 +174,7 @@ export function buildConnectorApp(
     const answer = served;
     if (isJSONRPCRequest(body)) {
       request.log.debug({ method: body.method, status: answer.status }, 'mcp request answered');
+      options.onAnswered?.(session, body.method, answer.status);
     }
     if (answer.body === undefined) return reply.code(answer.status).send();
     if (answer.status === 200 && wantsEventStreamOnly(headerOf(request, 'accept'))) {

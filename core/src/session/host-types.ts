@@ -34,6 +34,14 @@ export interface AgentSessionInfo {
   readonly connector: 'bound' | 'plain' | 'none';
   readonly pid?: number;
   readonly lastRefresh?: RefreshRecord;
+  /** The last `tools/list` the agent's MCP client got answered with this session's token. */
+  readonly toolsListed?: ToolsListedRecord;
+}
+
+/** A `tools/list` served to a session's agent: the snapshot version and its tool count. */
+export interface ToolsListedRecord {
+  readonly version: number;
+  readonly toolCount: number;
 }
 
 /** What starting, loading or resuming a session needs. */

@@ -20,6 +20,7 @@ import type {
   PrepareOnlyRequest,
   RefreshRecord,
   StartSessionRequest,
+  ToolsListedRecord,
 } from './host-types.js';
 import { DefaultPreparer } from './preparer.js';
 import { tapStandardRefreshStrategies } from './refresh-strategies.js';
@@ -39,6 +40,7 @@ interface Entry {
   connector: 'bound' | 'plain' | 'none';
   handle?: ProviderSession;
   lastRefresh?: RefreshRecord;
+  toolsListed?: ToolsListedRecord;
   refreshing: Promise<unknown>;
 }
 
@@ -132,6 +134,12 @@ export class AgentSessionHost {
   /** Every session the host holds, with its status. */
   listSessions(): AgentSessionInfo[] {
     return [...this.#sessions.values()].map(info);
+  }
+
+  /** Records a `tools/list` served to the session's agent (unknown sessions are ignored). */
+  noteToolsListed(agentSessionId: string, listed: ToolsListedRecord): void {
+    const entry = this.#sessions.get(agentSessionId);
+    if (entry) entry.toolsListed = Object.freeze({ ...listed });
   }
 
   /** Ends a session: closes the agent, revokes its token, runs `sessionClose`. */
@@ -324,6 +332,7 @@ function info(entry: Entry): AgentSessionInfo {
     ...(entry.handle ? { providerSessionId: entry.handle.providerSessionId } : {}),
     ...(entry.handle?.pid === undefined ? {} : { pid: entry.handle.pid }),
     ...(entry.lastRefresh ? { lastRefresh: entry.lastRefresh } : {}),
+    ...(entry.toolsListed ? { toolsListed: entry.toolsListed } : {}),
   };
 }
 

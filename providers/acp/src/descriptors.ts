@@ -29,13 +29,18 @@ export const OPENCODE_OFFLINE_ENV: Readonly<Record<string, string>> = Object.fre
   OPENCODE_DISABLE_SHARE: '1',
 });
 
-/** opencode: `opencode acp`; declares HTTP MCP and honours list_changed (measured). */
+/**
+ * opencode: `opencode acp`; declares HTTP MCP. Its MCP client honours list_changed, but it
+ * speaks MCP 2025-06-18, where the `connector` server is POST-only and declares
+ * `tools.listChanged=false`: no notification reaches it (its GET event stream gets 405), so
+ * it is refreshed by native reload (`session/resume` with a new binding) instead.
+ */
 export const opencodeDescriptor: AcpAgentDescriptor = Object.freeze({
   name: 'opencode',
   command: 'opencode',
   args: ['acp'],
   env: OPENCODE_OFFLINE_ENV,
-  listChanged: true,
+  listChanged: false,
 });
 
 /** Any ACP agent: the caller gives `launch.command` (and args). */

@@ -1,0 +1,85 @@
+/**
+ * Claude Code (Claude Agent SDK) driven by a real `tuttid` through its control API. No
+ * prompt is sent, so no model is called. The session starts bound, Claude Code lists the
+ * connector tools with its session token, a connector installed later reaches it through
+ * the server's `notifications/tools/list_changed`, and closing the session ends its process
+ * group and revokes its token. Claude Code runs behind a stdin tap (see agent-stdin-tap).
+ */
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeRelease } from '../../core/src/runtime/test-support.js';
+import { cleanUp } from '../../core/src/store/store-test-support.js';
+import {
+  type AgentDaemon,
+  bearerTokensIn,
+  groupEnds,
+  processExists,
+  startAgentDaemon,
+} from '../support/agent-daemon.js';
+import { writeStdinTap } from '../support/agent-stdin-tap.js';
+
+/** The native Claude Code binary the Agent SDK runs by default on linux-x64. */
+const CLAUDE = fileURLToPath(
+  new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
+);
+const POLL = { timeout: 30_000, interval: 50 };
+
+describe('Claude SDK sessions through tuttid', () => {
+  let agents: AgentDaemon | undefined;
+
+  afterEach(async () => {
+    await agents?.dispose();
+    agents = undefined;
+    await cleanUp();
+  });
+
+  it('binds Claude Code to the connector server, refreshes it by list_changed and revokes its token on close', async () => {
+    agents = await startAgentDaemon();
+    const { daemon } = agents;
+    await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
+    const before = await agents.registry();
+
+    const tap = await writeStdinTap(agents.agentEnv.root, 'claude', CLAUDE);
+    const info = await agents.startSession({
+      provider: 'claude-sdk',
+      workspaceId: 'ws-claude',
+      cwd: agents.agentEnv.cwd,
+      // Claude Code refuses some permission modes as root unless it is told it is sandboxed.
+      env: { ...agents.env, IS_SANDBOX: '1' },
+      launch: { command: tap.command },
+    });
+    expect(info).toMatchObject({ provider: 'claude-sdk', status: 'ready', connector: 'bound' });
+    expect(info.pid).toBeTypeOf('number');
+    expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
+    await expect
+      .poll(async () => (await agents!.session(info.id))?.toolsListed, POLL)
+      .toEqual({ version: before.version, toolCount: before.toolCount });
+    const [token] = await bearerTokensIn(tap.recorded);
+    expect((await stat(tap.recorded)).mode & 0o777).toBe(0o600);
+    expect(await agents.listStatus(token!)).toBe(200);
+
+    await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
+    const after = await agents.registry();
+    expect(after.names).toContain('second_echo');
+    await expect
+      .poll(async () => {
+        const session = await agents!.session(info.id);
+        return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
+      }, POLL)
+      .toEqual({
+        strategy: 'list-changed',
+        listed: { version: after.version, toolCount: after.toolCount },
+      });
+    // list_changed needs no new binding: the first token is still the session's token.
+    expect(await bearerTokensIn(tap.recorded)).toEqual([token]);
+
+    const closed = await daemon.control('DELETE', `/v1/sessions/${info.id}`);
+    expect(closed).toMatchObject({ status: 200, body: { closed: info.id } });
+    expect(processExists(info.pid!)).toBe(false);
+    await groupEnds(info.pid!);
+    expect(await agents.listStatus(token!)).toBe(401);
+    expect(await agents.session(info.id)).toBeUndefined();
+    expect(daemon.stdout() + daemon.stderr()).not.toContain(token!);
+  }, 120_000);
+});

@@ -1,0 +1,82 @@
+/**
+ * Codex (`app-server`) driven by a real `tuttid` through its control API: the session
+ * starts bound, the thread's MCP client lists the connector tools with the session token
+ * (read from the session home's `config.toml`), a connector installed later is handed to
+ * the session as a reconnect before its next turn, and closing the session ends the agent's
+ * process group, removes its home and revokes its token.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeRelease } from '../../core/src/runtime/test-support.js';
+import { cleanUp } from '../../core/src/store/store-test-support.js';
+import {
+  type AgentDaemon,
+  bearerTokensIn,
+  groupEnds,
+  processExists,
+  startAgentDaemon,
+} from '../support/agent-daemon.js';
+
+const POLL = { timeout: 30_000, interval: 50 };
+
+describe('codex sessions through tuttid', () => {
+  let agents: AgentDaemon | undefined;
+
+  afterEach(async () => {
+    await agents?.dispose();
+    agents = undefined;
+    await cleanUp();
+  });
+
+  it('binds codex to the connector server, marks it for a reconnect before the next turn and revokes its token on close', async () => {
+    agents = await startAgentDaemon();
+    const { daemon } = agents;
+    await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
+    const before = await agents.registry();
+    expect(before.toolCount).toBeGreaterThan(0);
+
+    const info = await agents.startSession({
+      provider: 'codex',
+      workspaceId: 'ws-codex',
+      cwd: agents.agentEnv.cwd,
+      env: { ...agents.env, CODEX_HOME: join(agents.agentEnv.root, 'codex-home') },
+    });
+    expect(info).toMatchObject({ provider: 'codex', status: 'ready', connector: 'bound' });
+    expect(info.pid).toBeTypeOf('number');
+    expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
+    // `thread/start` connects the thread's MCP servers: initialize, then tools/list.
+    await expect
+      .poll(async () => (await agents!.session(info.id))?.toolsListed, POLL)
+      .toEqual({ version: before.version, toolCount: before.toolCount });
+
+    const homes = (await readdir(agents.tmp)).filter((name) => name.startsWith('tutti-codex-'));
+    expect(homes).toHaveLength(1);
+    const home = join(agents.tmp, homes[0]!);
+    expect((await stat(join(home, 'config.toml'))).mode & 0o777).toBe(0o600);
+    const [token] = await bearerTokensIn(join(home, 'config.toml'));
+    expect(await agents.listStatus(token!)).toBe(200);
+
+    await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
+    expect((await agents.registry()).names).toContain('second_echo');
+    await expect
+      .poll(async () => (await agents!.session(info.id))?.lastRefresh?.strategy, POLL)
+      .toBe('reconnect-before-turn');
+    // Codex takes the new tool list when its next turn reconnects; until then it keeps the
+    // catalog it listed, with the same token.
+    expect((await agents.session(info.id))?.toolsListed).toEqual({
+      version: before.version,
+      toolCount: before.toolCount,
+    });
+    expect(await agents.listStatus(token!)).toBe(200);
+
+    const closed = await daemon.control('DELETE', `/v1/sessions/${info.id}`);
+    expect(closed).toMatchObject({ status: 200, body: { closed: info.id } });
+    expect(processExists(info.pid!)).toBe(false);
+    await groupEnds(info.pid!);
+    expect(await agents.listStatus(token!)).toBe(401);
+    await expect(stat(home)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await agents.session(info.id)).toBeUndefined();
+    expect(daemon.stdout() + daemon.stderr()).not.toContain(token!);
+  }, 120_000);
+});

@@ -1,0 +1,86 @@
+/**
+ * opencode (ACP) driven by a real `tuttid` through its control API: the session starts
+ * bound, opencode lists the connector tools with its session token, a connector installed
+ * later reaches it by native reload (`session/resume` with a new token), and closing the
+ * session ends its process group and revokes its token. The agent runs behind a stdin
+ * tap, so the test can read the tokens the daemon sent it.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeRelease } from '../../core/src/runtime/test-support.js';
+import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
+import {
+  type AgentDaemon,
+  bearerTokensIn,
+  groupEnds,
+  processExists,
+  startAgentDaemon,
+} from '../support/agent-daemon.js';
+import { writeStdinTap } from '../support/agent-stdin-tap.js';
+
+const OPENCODE = join(NODE_BIN_DIR, 'opencode');
+const POLL = { timeout: 30_000, interval: 50 };
+
+describe('opencode sessions through tuttid', () => {
+  let agents: AgentDaemon | undefined;
+
+  afterEach(async () => {
+    await agents?.dispose();
+    agents = undefined;
+    await cleanUp();
+  });
+
+  it('binds opencode to the connector server, refreshes it by native reload and revokes its token on close', async () => {
+    agents = await startAgentDaemon();
+    const { daemon } = agents;
+    await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
+    const before = await agents.registry();
+    expect(before.toolCount).toBeGreaterThan(0);
+
+    const tap = await writeStdinTap(agents.agentEnv.root, 'opencode', OPENCODE);
+    const info = await agents.startSession({
+      provider: 'opencode',
+      workspaceId: 'ws-opencode',
+      cwd: agents.agentEnv.cwd,
+      env: agents.env,
+      launch: { command: tap.command, args: ['acp'] },
+    });
+    expect(info).toMatchObject({ provider: 'opencode', status: 'ready', connector: 'bound' });
+    expect(info.pid).toBeTypeOf('number');
+    expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
+    await expect
+      .poll(async () => (await agents!.session(info.id))?.toolsListed, POLL)
+      .toEqual({ version: before.version, toolCount: before.toolCount });
+    const [first] = await bearerTokensIn(tap.recorded);
+    expect((await stat(tap.recorded)).mode & 0o777).toBe(0o600);
+    expect(await agents.listStatus(first!)).toBe(200);
+
+    await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
+    const after = await agents.registry();
+    expect(after.names).toContain('second_echo');
+    await expect
+      .poll(async () => {
+        const session = await agents!.session(info.id);
+        return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
+      }, POLL)
+      .toEqual({
+        strategy: 'native-reload',
+        listed: { version: after.version, toolCount: after.toolCount },
+      });
+    const tokens = await bearerTokensIn(tap.recorded);
+    expect(tokens).toHaveLength(2);
+    const current = tokens[1]!;
+    expect(await agents.listStatus(first!)).toBe(401);
+    expect(await agents.listStatus(current)).toBe(200);
+
+    const closed = await daemon.control('DELETE', `/v1/sessions/${info.id}`);
+    expect(closed).toMatchObject({ status: 200, body: { closed: info.id } });
+    expect(processExists(info.pid!)).toBe(false);
+    await groupEnds(info.pid!);
+    expect(await agents.listStatus(current)).toBe(401);
+    expect(await agents.session(info.id)).toBeUndefined();
+    for (const token of tokens) expect(daemon.stdout() + daemon.stderr()).not.toContain(token);
+  }, 120_000);
+});

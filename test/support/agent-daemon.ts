@@ -1,0 +1,130 @@
+/**
+ * A real `tuttid` for agent-session tests: every temp folder the daemon and its agents
+ * write to (TMPDIR for session homes, the daemon's own CODEX_HOME, the agents' HOME and
+ * XDG folders) lives under one root removed by `dispose`, which also stops the daemon.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, vi } from 'vitest';
+import type { AgentSessionInfo } from '../../core/src/session/index.js';
+import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
+import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
+import { groupHasLiveMember } from '../fixtures/agents/process-group.js';
+import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
+
+/** A daemon with no demo connectors and the agents' throw-away environment. */
+export interface AgentDaemon {
+  readonly daemon: TuttidProcess;
+  readonly agentEnv: AgentTestEnv;
+  /** Folder the daemon's `os.tmpdir()` points at (agent session homes land here). */
+  readonly tmp: string;
+  /** HOME, XDG_* and PATH (with the repository's `node_modules/.bin`) for an agent. */
+  readonly env: Record<string, string>;
+  /** Installs a release folder and returns the control API's answer body. */
+  install(path: string): Promise<{ key: string; runtime: { state: string } | null }>;
+  /** Starts an agent session through the control API; fails the test unless it answers 200. */
+  startSession(body: Record<string, unknown>): Promise<AgentSessionInfo>;
+  /** The session as `GET /v1/sessions` shows it now. */
+  session(id: string): Promise<AgentSessionInfo | undefined>;
+  /** Version and tool count of the registry as `GET /debug/registry` shows it. */
+  registry(): Promise<{ version: number; toolCount: number; names: string[] }>;
+  /** Status of a `tools/list` POSTed to the connector server with `token`. */
+  listStatus(token: string): Promise<number>;
+  dispose(): Promise<void>;
+}
+
+/** Starts `tuttid --no-demo` with its temp folders under a fresh root. */
+export async function startAgentDaemon(): Promise<AgentDaemon> {
+  const agentEnv = await createAgentTestEnv();
+  const tmp = join(agentEnv.root, 'tmp');
+  const userCodexHome = join(agentEnv.root, 'daemon-codex-home');
+  for (const dir of [tmp, userCodexHome]) await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Read by the tuttid process it spawns, which copies this process's env.
+  vi.stubEnv('TMPDIR', tmp);
+  vi.stubEnv('CODEX_HOME', userCodexHome);
+  let daemon: TuttidProcess;
+  try {
+    daemon = await startTuttid(join(agentEnv.root, 'tutti-home'), ['--no-demo']);
+  } catch (error) {
+    vi.unstubAllEnvs();
+    await agentEnv.dispose();
+    throw error;
+  }
+  const env = { ...agentEnv.env, PATH: `${NODE_BIN_DIR}:${agentEnv.env.PATH}` };
+
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const answer = await daemon.control(method, path, body);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return answer.body;
+  };
+
+  return {
+    daemon,
+    agentEnv,
+    tmp,
+    env,
+    install: (path) => ok('POST', '/v1/connectors/install', { path }),
+    async startSession(body) {
+      return (await ok('POST', '/v1/sessions', body)).session;
+    },
+    async session(id) {
+      const { sessions } = (await ok('GET', '/v1/sessions')) as { sessions: AgentSessionInfo[] };
+      return sessions.find((session) => session.id === id);
+    },
+    async registry() {
+      const { registry } = await ok('GET', '/debug/registry');
+      const names = (registry.routes as { tools: { localName: string }[] }[])
+        .flatMap((route) => route.tools.map((tool) => tool.localName))
+        .sort();
+      return { version: registry.version, toolCount: registry.toolCount, names };
+    },
+    async listStatus(token) {
+      const response = await fetch(daemon.ready.mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    },
+    async dispose() {
+      await stopAll();
+      vi.unstubAllEnvs();
+      await agentEnv.dispose();
+    },
+  };
+}
+
+/** True while a process with `pid` exists (a reaped one does not). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves once no live process is left in group `pgid`. Closing a session waits for the
+ * agent (the group leader) to exit, then SIGKILLs the group; a member still tearing down
+ * after that SIGKILL can outlive the answer by a moment.
+ */
+export async function groupEnds(pgid: number): Promise<void> {
+  await expect.poll(() => groupHasLiveMember(pgid), { timeout: 10_000, interval: 20 }).toBe(false);
+}
+
+/** Bearer tokens in the order they appear in `text` (a recorded stdin, a config file). */
+export function bearerTokens(text: string): string[] {
+  return [...text.matchAll(/Bearer ([A-Za-z0-9_-]{20,})/g)].map((match) => match[1]!);
+}
+
+/** Bearer tokens in the file at `path`. */
+export async function bearerTokensIn(path: string): Promise<string[]> {
+  return bearerTokens(await readFile(path, 'utf8'));
+}
