@@ -144,17 +144,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
     });
     cleanups.push(() => host.close());
-    const plugins = await discoverAndLoadPlugins(host, {
+    // Plugins load while the connectors start: neither waits for the other.
+    const loadingPlugins = discoverAndLoadPlugins(host, {
       ...(options.repoRoot && { repoRoot: options.repoRoot }),
       ...(options.nodeModules && { nodeModules: options.nodeModules }),
       home,
       ...(options.pluginMode && { mode: options.pluginMode }),
     });
-    for (const plugin of plugins) {
-      if (plugin.status === 'failed') {
-        logger.warn({ plugin: plugin.origin, code: plugin.error?.code }, plugin.error?.message);
-      }
-    }
     const refreshMetrics = () => {
       const debug = registry.debugSnapshot();
       metrics.set(METRIC_NAMES.routes, debug.routes.length);
@@ -167,7 +163,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await runtime.reconcile();
       refreshMetrics();
     };
-    await reconcile();
+    const [plugins] = await Promise.all([loadingPlugins, reconcile()]);
+    for (const plugin of plugins) {
+      if (plugin.status === 'failed') {
+        logger.warn({ plugin: plugin.origin, code: plugin.error?.code }, plugin.error?.message);
+      }
+    }
 
     const controlToken = randomBytes(32).toString('base64url');
     let controlPort = 0;
