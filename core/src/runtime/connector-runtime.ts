@@ -112,10 +112,22 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     options.onEvent?.(event);
   }
 
+  /** Upstreams being retired: drained and closed in the background, awaited by close(). */
+  const retiring = new Set<Promise<void>>();
+
   async function closeConnection(entry: Active): Promise<void> {
     entry.closing = true;
     await entry.client?.drained(drainMs);
     await entry.connection?.close();
+  }
+
+  /** Closes a replaced upstream after its calls drained, without holding up its key. */
+  function retireInBackground(entry: Active): void {
+    const closing = closeConnection(entry).catch((error: unknown) => {
+      logger.warn({ connector: entry.key, err: message(error) }, 'closing an old upstream failed');
+    });
+    retiring.add(closing);
+    void closing.then(() => retiring.delete(closing));
   }
 
   /** Publishes route metadata and the CLI shim of `entry` at `generation`. */
@@ -237,7 +249,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     }
     if (previous && previous !== entry) {
       clearTimeout(previous.timer);
-      if (previous.connection) await closeConnection(previous);
+      if (previous.connection) retireInBackground(previous);
     }
   }
 
@@ -325,6 +337,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       closed = true;
       for (const entry of actives.values()) clearTimeout(entry.timer);
       await queue.idle();
+      await Promise.all([...retiring]);
       await Promise.all(
         [...actives.values()].map(async (entry) => {
           entry.closing = true;
