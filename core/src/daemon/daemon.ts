@@ -141,6 +141,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       tokens,
       registry,
       listChangedDelivered: true,
+      processes: supervisor,
       guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
     });
     cleanups.push(() => host.close());

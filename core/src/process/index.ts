@@ -3,5 +3,7 @@ export * from './default-supervisor.js';
 export * from './exit-handlers.js';
 export * from './process-group.js';
 export * from './reaper.js';
+export * from './spawn-detached.js';
 export * from './stderr-tail.js';
 export * from './supervisor.js';
+export * from './tracked-group.js';

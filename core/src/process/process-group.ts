@@ -1,6 +1,6 @@
 /**
  * Process-group primitives: signal a whole group, tell whether any live (non-zombie)
- * member is left, and stop a group with SIGTERM then SIGKILL.
+ * member (or one process) is left, and stop a group with SIGTERM then SIGKILL.
  *
  * "Alive" ignores zombies on purpose: orphaned grandchildren are re-parented to PID 1,
  * and where PID 1 does not reap promptly (some container inits), `kill(-pgid, 0)` keeps
@@ -21,6 +21,21 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/** State and process group of `pid` from `/proc/<pid>/stat`; undefined when it is gone. */
+function procStat(pid: number | string): { state: string; pgrp: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the last ')' of "(comm)": state ppid pgrp ...
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '', pgrp: Number(fields[2]) };
+}
+
+const isZombie = (state: string) => state === 'Z' || state === 'X';
+
 /** Pids of the live (not zombie) processes of group `pgid`, read from /proc. */
 function livePidsFromProc(pgid: number): number[] | undefined {
   let entries: string[];
@@ -32,19 +47,23 @@ function livePidsFromProc(pgid: number): number[] | undefined {
   const pids: number[] = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the last ')' of "(comm)": state ppid pgrp ...
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') {
-      pids.push(Number(entry));
-    }
+    const stat = procStat(entry);
+    if (stat && stat.pgrp === pgid && !isZombie(stat.state)) pids.push(Number(entry));
   }
   return pids;
+}
+
+/** True while process `pid` runs; a zombie (exited, not yet reaped) does not count. */
+export function isProcessRunning(pid: number): boolean {
+  const stat = procStat(pid);
+  if (stat) return !isZombie(stat.state);
+  // Gone, or no /proc at all (not Linux): ask the kernel.
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** True while any non-zombie process of group `pgid` exists. */

@@ -1,13 +1,20 @@
 /**
  * The process supervisor: spawns each upstream server as the leader of its own process
- * group, keeps a bounded stderr tail, registers the group with the reaper, and stops
- * whole groups (grandchildren included) with SIGTERM then SIGKILL.
+ * group (or adopts an agent process a provider spawned detached), keeps a bounded stderr
+ * tail, registers the group with the reaper, and stops whole groups (grandchildren
+ * included) with SIGTERM then SIGKILL.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { signalGroup, terminateGroup, waitForGroupExit } from './process-group.js';
+import { signalGroup } from './process-group.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { DEFAULT_STDERR_TAIL_BYTES, StderrTail } from './stderr-tail.js';
+import {
+  DEFAULT_GROUP_GRACE_MS,
+  type LeaderExit,
+  type TrackedGroup,
+  trackProcessGroup,
+} from './tracked-group.js';
 
 /** What to run; `env` is the child's whole environment, nothing is added to it. */
 export interface SpawnGroupOptions {
@@ -17,6 +24,12 @@ export interface SpawnGroupOptions {
   cwd?: string;
   /** Bytes of stderr kept for diagnostics (default 16 KiB). */
   stderrTailBytes?: number;
+}
+
+/** Options of {@link ProcessSupervisor.adopt}. */
+export interface AdoptOptions {
+  /** Time between SIGTERM and SIGKILL for this group, in ms (default: the supervisor's). */
+  graceMs?: number;
 }
 
 /** How a supervised process ended. */
@@ -49,6 +62,11 @@ export interface SupervisedProcess {
 export interface ProcessSupervisor {
   /** Spawns `options.command` detached; rejects when it cannot start (e.g. ENOENT). */
   spawn(options: SpawnGroupOptions): Promise<SupervisedProcess>;
+  /**
+   * Takes over a child the caller spawned `detached` (so it leads its own group): registers
+   * the group with the reaper and stops it with the others. Call it right after `spawn`.
+   */
+  adopt(child: ChildProcess, options?: AdoptOptions): TrackedGroup;
   /** Groups currently tracked. */
   readonly groups: readonly number[];
   /** Pid of the reaper watchdog, when one runs. */
@@ -74,14 +92,28 @@ export interface ProcessSupervisorOptions {
  * @example const supervisor = createProcessSupervisor(); installExitHandlers(supervisor);
  */
 export function createProcessSupervisor(options: ProcessSupervisorOptions = {}): ProcessSupervisor {
-  const graceMs = options.graceMs ?? 2_000;
+  const graceMs = options.graceMs ?? DEFAULT_GROUP_GRACE_MS;
   const reaper =
     typeof options.reaper === 'object'
       ? options.reaper
       : options.reaper === false
         ? undefined
         : startReaper({ graceMs });
-  const live = new Map<number, SupervisedProcess>();
+  const live = new Map<number, TrackedGroup>();
+
+  function adopt(child: ChildProcess, adoptOptions: AdoptOptions = {}): TrackedGroup {
+    const group = trackProcessGroup(child, { graceMs: adoptOptions.graceMs ?? graceMs });
+    const { pgid } = group;
+    reaper?.register(pgid);
+    live.set(pgid, group);
+    void group.gone.then(() => {
+      // A later group may reuse the id once this one is gone: forget only our own entry.
+      if (live.get(pgid) !== group) return;
+      live.delete(pgid);
+      reaper?.unregister(pgid);
+    });
+    return group;
+  }
 
   async function spawnGroup(spec: SpawnGroupOptions): Promise<SupervisedProcess> {
     const child = spawn(spec.command, [...(spec.args ?? [])], {
@@ -92,60 +124,47 @@ export function createProcessSupervisor(options: ProcessSupervisorOptions = {}):
       shell: false,
     });
     // Register before anything can yield, so a daemon SIGKILL right now still reaps it.
-    if (child.pid !== undefined) reaper?.register(child.pid);
+    const group = child.pid === undefined ? undefined : adopt(child);
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);
     });
-    const pid = child.pid!;
+    if (!group) throw new Error(`${spec.command} did not start`);
     const tail = new StderrTail(spec.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
     child.stderr!.on('data', (chunk: Buffer) => tail.push(chunk));
     // Late errors (EPIPE, a failed kill) must never become an unhandled 'error' event.
     child.on('error', () => {});
     child.stdin!.on('error', () => {});
     child.stderr!.on('error', () => {});
-    let expected = false;
-    let stopping: Promise<void> | undefined;
 
     const exited = new Promise<ProcessExitInfo>((resolve) => {
-      let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      let exitInfo: LeaderExit | undefined;
       const finish = () => {
         if (!exitInfo) return;
-        resolve({ ...exitInfo, stderrTail: tail.text(), expected });
+        resolve({ ...exitInfo, stderrTail: tail.text(), expected: group.stopping });
       };
+      // Synchronously: 'close' may follow 'exit' in the same tick.
       child.once('exit', (code, signal) => {
         exitInfo = { code, signal };
-        // A leader that died on its own leaves orphans holding its pipes: kill them now.
-        if (!expected) signalGroup(pid, 'SIGKILL');
         // Stdio normally closes at once; a member outside the group could hold it open.
         setTimeout(finish, 1_000).unref();
       });
       child.once('close', () => finish());
     });
 
-    const handle: SupervisedProcess = {
-      pid,
+    return {
+      pid: group.pgid,
       stdin: child.stdin!,
       stdout: child.stdout!,
       exited,
       stderrTail: () => tail.text(),
-      terminate() {
-        expected = true;
-        stopping ??= terminateGroup(pid, graceMs);
-        return stopping;
-      },
+      terminate: () => group.terminate(),
     };
-    live.set(pid, handle);
-    void exited.then(async () => {
-      await (stopping ?? waitForGroupExit(pid, graceMs + 5_000));
-      live.delete(pid);
-      reaper?.unregister(pid);
-    });
-    return handle;
   }
 
   return {
     spawn: spawnGroup,
+    adopt,
     get groups() {
       return [...live.keys()];
     },

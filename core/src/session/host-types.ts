@@ -1,5 +1,6 @@
 /** Requests and results of the agent session host (see `host.ts`). */
 import type { ProviderCapabilities } from '../contracts/index.js';
+import type { ProcessSupervisor } from '../process/index.js';
 import type { ListChangedListener } from '../registry/types.js';
 import type { SessionHooks } from './hooks.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
@@ -80,4 +81,6 @@ export interface AgentSessionHostOptions {
   /** True when the connector server pushes `tools/list_changed` to agent MCP clients. */
   readonly listChangedDelivered?: boolean;
   readonly onPlain?: (session: SessionContext, reason: PlainReason, cause?: unknown) => void;
+  /** Supervisor handed to providers, so agent process groups die with the daemon. */
+  readonly processes?: ProcessSupervisor;
 }

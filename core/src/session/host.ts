@@ -203,6 +203,7 @@ export class AgentSessionHost {
       env: Object.freeze(await this.#preparer.launchEnv(entry.env)),
       launch: request.launch ?? {},
       hooks: this.hooks,
+      ...(this.#options.processes ? { processes: this.#options.processes } : {}),
       prepare: async (probe: AgentProbe | undefined) => {
         const runtime = await this.#preparer.prepare({
           session: entry.session,

@@ -3,6 +3,7 @@
  * provider implements, what it is given, and the services the host depends on.
  */
 import type { PreparedRuntime, ProviderCapabilities } from '../contracts/index.js';
+import type { ProcessSupervisor } from '../process/index.js';
 import type { SessionHooks } from './hooks.js';
 
 /** Identity of one agent session, as hooks and providers see it. Holds no secrets. */
@@ -60,6 +61,11 @@ export interface ProviderSessionContext {
   readonly launch: LaunchOptions;
   readonly hooks: SessionHooks;
   /**
+   * The daemon's process supervisor: spawn the agent through it (`spawnDetached` with
+   * `processes`) so its process group dies with the daemon. Absent outside a daemon.
+   */
+  readonly processes?: ProcessSupervisor;
+  /**
    * Prepares the session's runtime. Pass `undefined` when the probe failed: both that and
    * `httpMcp: false` yield a plain runtime (no binding, no skill roots, no guidance).
    */
@@ -84,7 +90,7 @@ export interface ProviderSession {
   reconnectBeforeNextTurn?(): Promise<boolean>;
   /** Subscribes to the agent ending on its own (crash, exit). */
   onExit?(listener: (reason: string) => void): void;
-  /** Ends the session and its agent process. Idempotent. */
+  /** Ends the session; resolves once the agent's whole process group is gone. Idempotent. */
   close(): Promise<void>;
 }
 

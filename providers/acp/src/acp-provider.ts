@@ -55,6 +55,7 @@ async function openAcpSession(
     args: context.launch.args ?? descriptor.args ?? [],
     cwd: context.cwd,
     env: { ...context.env, ...descriptor.env, ...context.launch.env },
+    processes: context.processes,
   });
   const connection = connectAcp(provider, agent);
   try {

@@ -1,10 +1,11 @@
 /**
- * One ACP agent process: spawned in its own process group with piped stdio, and killed
- * as a whole group (the agent's children too) on close.
+ * One ACP agent process: spawned through core's `spawnDetached` as the leader of its own
+ * process group with piped stdio (registered with the daemon's reaper when the session
+ * context carries the supervisor), and stopped as a whole group, its children too.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { TuttiError } from '@tutti/core';
+import { type ProcessSupervisor, spawnDetached, TuttiError } from '@tutti/core';
 
 /** Grace between SIGTERM and SIGKILL of the agent's process group. */
 const KILL_GRACE_MS = 3_000;
@@ -14,7 +15,7 @@ export interface AgentProcess {
   readonly child: ChildProcess & { pid: number };
   /** Resolves with a description of how the process ended. */
   readonly exited: Promise<string>;
-  /** Kills the process group: SIGTERM, then SIGKILL after a grace. Idempotent. */
+  /** Stops the process group (SIGTERM, grace, SIGKILL); resolves once all of it is gone. Idempotent. */
   kill(): Promise<void>;
 }
 
@@ -25,12 +26,16 @@ export async function spawnAgent(options: {
   args: readonly string[];
   cwd: string;
   env: Record<string, string>;
+  /** The daemon's supervisor (`ProviderSessionContext.processes`), when there is one. */
+  processes?: ProcessSupervisor | undefined;
 }): Promise<AgentProcess> {
-  const child = spawn(options.command, options.args, {
+  const { child, terminate } = spawnDetached({
+    command: options.command,
+    args: options.args,
     cwd: options.cwd,
     env: options.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
+    graceMs: KILL_GRACE_MS,
+    processes: options.processes,
   });
   const exited = new Promise<string>((resolve) => {
     child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
@@ -50,35 +55,5 @@ export async function spawnAgent(options: {
   }
   // Drain stderr so a chatty agent never blocks on a full pipe.
   child.stderr?.resume();
-  const spawned = child as ChildProcess & { pid: number };
-  let killing: Promise<void> | undefined;
-  const kill = () => {
-    killing ??= killGroup(spawned, exited);
-    return killing;
-  };
-  return { child: spawned, exited, kill };
-}
-
-async function killGroup(child: ChildProcess & { pid: number }, exited: Promise<string>) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  signalGroup(child.pid, 'SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const grace = new Promise<'grace'>((resolve) => {
-    timer = setTimeout(() => resolve('grace'), KILL_GRACE_MS);
-  });
-  if ((await Promise.race([exited, grace])) === 'grace') {
-    signalGroup(child.pid, 'SIGKILL');
-    await exited;
-  }
-  clearTimeout(timer);
-  // The leader is gone; make sure no child of it outlives the session.
-  signalGroup(child.pid, 'SIGKILL');
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
+  return { child: child as ChildProcess & { pid: number }, exited, kill: terminate };
 }

@@ -5,7 +5,12 @@
  * reach a thread that is already loaded, the engine also restarts the agent and resumes
  * its threads before the next turn (see `reconnect`).
  */
-import { type MCPServerBinding, type PreparedRuntime, TuttiError } from '@tutti/core';
+import {
+  type MCPServerBinding,
+  type PreparedRuntime,
+  type ProcessSupervisor,
+  TuttiError,
+} from '@tutti/core';
 import type { AppServerDescriptor } from './descriptor.js';
 import { createSessionHome, type EngineLogger, type SessionHome } from './session-home.js';
 import { type AgentNotification, StdioRpc } from './stdio-rpc.js';
@@ -39,6 +44,8 @@ export interface AppServerEngineOptions {
   readonly requestTimeoutMs?: number;
   /** `clientInfo` sent in `initialize`. */
   readonly clientInfo?: { name: string; title: string | null; version: string };
+  /** The daemon's supervisor (`ProviderSessionContext.processes`), when there is one. */
+  readonly processes?: ProcessSupervisor | undefined;
 }
 
 interface ThreadState {
@@ -289,6 +296,7 @@ async function launch(options: AppServerEngineOptions, home: SessionHome): Promi
     cwd: prepared.cwd,
     env: { ...prepared.env, [descriptor.homeEnvVar]: home.dir },
     requestTimeoutMs: options.requestTimeoutMs,
+    processes: options.processes,
   });
   try {
     await rpc.request('initialize', {

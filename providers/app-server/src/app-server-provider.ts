@@ -57,6 +57,7 @@ async function openSession(
       args: launch.args ?? descriptor.args,
     },
     prepared: { ...runtime, env: { ...runtime.env, ...launch.env } },
+    processes: context.processes,
     ...(options.baseDir ? { baseDir: options.baseDir } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });

@@ -1,13 +1,13 @@
 /**
  * JSON-RPC over an agent's stdio (newline-delimited, `json-rpc-2.0`). The agent runs in
- * its own process group; closing ends stdin, then signals the whole group (an npm wrapper
- * may not forward SIGTERM to the native child), then SIGKILLs what is left.
+ * its own process group (core's `spawnDetached`, registered with the daemon's reaper when
+ * a supervisor is given); closing ends stdin, then stops the whole group (an npm wrapper
+ * may not forward SIGTERM to the native child) and resolves once all of it is gone.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { TuttiError } from '@tutti/core';
+import { type DetachedChild, type ProcessSupervisor, spawnDetached, TuttiError } from '@tutti/core';
 import {
   JSONRPCClient,
   JSONRPCErrorException,
@@ -31,6 +31,8 @@ export interface StdioRpcOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Per-request timeout (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /** The daemon's supervisor, so the agent's group dies with the daemon. */
+  readonly processes?: ProcessSupervisor | undefined;
 }
 
 const STDERR_TAIL = 8 * 1024;
@@ -43,12 +45,15 @@ export class StdioRpc {
   private readonly exitListeners = new Set<(reason: string) => void>();
   private exitReason: string | undefined;
   private stderrTail = '';
-  private readonly exited: Promise<void>;
+
+  private readonly child: ChildProcess;
 
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly group: DetachedChild,
     private readonly options: StdioRpcOptions,
   ) {
+    const { child } = group;
+    this.child = child;
     this.peer = new JSONRPCServerAndClient(
       new JSONRPCServer(),
       new JSONRPCClient((payload) => this.write(payload)),
@@ -57,26 +62,25 @@ export class StdioRpc {
     child.stderr!.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.exitReason = signal ? `signal ${signal}` : `exit code ${code}`;
-        this.peer.rejectAllPendingRequests(`agent exited (${this.exitReason})`);
-        for (const listener of this.exitListeners) listener(this.exitReason);
-        resolve();
-      });
+    child.once('exit', (code, signal) => {
+      this.exitReason = signal ? `signal ${signal}` : `exit code ${code}`;
+      this.peer.rejectAllPendingRequests(`agent exited (${this.exitReason})`);
+      for (const listener of this.exitListeners) listener(this.exitReason);
     });
   }
 
   /** Spawns the agent in its own process group; rejects when it cannot be started. */
   static async spawn(options: StdioRpcOptions): Promise<StdioRpc> {
-    const child = spawn(options.command, [...options.args], {
+    const group = spawnDetached({
+      command: options.command,
+      args: options.args,
       cwd: options.cwd,
-      env: { ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
+      env: options.env,
+      graceMs: TERM_GRACE_MS,
+      processes: options.processes,
     });
     try {
-      await once(child, 'spawn');
+      await once(group.child, 'spawn');
     } catch (error) {
       throw new TuttiError(
         'TUTTI_ERR_PROVIDER_SPAWN_FAILED',
@@ -84,7 +88,7 @@ export class StdioRpc {
         { cause: error },
       );
     }
-    return new StdioRpc(child, options);
+    return new StdioRpc(group, options);
   }
 
   /** Process id (and process group id) of the agent. */
@@ -138,28 +142,13 @@ export class StdioRpc {
     this.exitListeners.add(listener);
   }
 
-  /** Ends stdin, SIGTERMs the process group, SIGKILLs it after a grace period. Idempotent. */
+  /**
+   * Ends stdin, SIGTERMs the process group, SIGKILLs it after a grace period; resolves once
+   * no process of the group is left. Idempotent.
+   */
   async close(): Promise<void> {
-    if (this.exitReason === undefined) {
-      this.child.stdin!.end();
-      this.signalGroup('SIGTERM');
-      const graceful = await Promise.race([
-        this.exited.then(() => true),
-        sleep(TERM_GRACE_MS).then(() => false),
-      ]);
-      if (!graceful) this.signalGroup('SIGKILL');
-      await this.exited;
-    }
-    // Children of the agent that outlived it (same group) go too.
-    this.signalGroup('SIGKILL');
-  }
-
-  private signalGroup(signal: NodeJS.Signals): void {
-    try {
-      process.kill(-this.child.pid!, signal);
-    } catch {
-      // The group is gone already.
-    }
+    if (this.exitReason === undefined) this.child.stdin!.end();
+    await this.group.terminate();
   }
 
   private write(payload: unknown): void {

@@ -72,6 +72,7 @@ async function openSession(
   const session = await ClaudeSdkSession.start({
     prepared,
     userOptions,
+    processes: context.processes,
     ...(resume ? { resume } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     transformOptions: async (projected) => {

@@ -13,7 +13,12 @@ import {
   query,
   type SDKMessage,
 } from '@anthropic-ai/claude-agent-sdk';
-import { type MCPServerBinding, type PreparedRuntime, TuttiError } from '@tutti/core';
+import {
+  type MCPServerBinding,
+  type PreparedRuntime,
+  type ProcessSupervisor,
+  TuttiError,
+} from '@tutti/core';
 import { type ClaudeProcessTracker, createClaudeProcessTracker } from './claude-process.js';
 import type { EngineLogger } from './logger.js';
 import { createPromptStream, type PromptStream } from './prompt-stream.js';
@@ -36,6 +41,8 @@ export interface ClaudeSdkSessionOptions {
   readonly transformOptions?: (options: Options) => Promise<Options>;
   /** The SDK's `query` (replaceable for wrappers). */
   readonly queryFn?: typeof query;
+  /** The daemon's supervisor (`ProviderSessionContext.processes`), when there is one. */
+  readonly processes?: ProcessSupervisor | undefined;
 }
 
 /** One Claude Agent SDK session. */
@@ -66,7 +73,10 @@ export class ClaudeSdkSession {
         : undefined;
     const sessionId = options.resume ?? randomUUID();
     const prompt = createPromptStream();
-    const tracker = createClaudeProcessTracker(options.userOptions?.stderr);
+    const tracker = createClaudeProcessTracker({
+      stderr: options.userOptions?.stderr,
+      processes: options.processes,
+    });
     let started: Query | undefined;
     try {
       const projected = buildQueryOptions(prepared, {
