@@ -9,7 +9,7 @@ import { expect, vi } from 'vitest';
 import type { AgentSessionInfo } from '../../core/src/session/index.js';
 import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { groupHasLiveMember } from '../fixtures/agents/process-group.js';
+import { isProcessGroupAlive as groupHasLiveMember } from '../../core/src/process/index.js';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */

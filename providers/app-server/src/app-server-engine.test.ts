@@ -8,14 +8,13 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { PreparedRuntime } from '@tutti/core';
+import { isProcessGroupAlive as groupHasLiveMember, type PreparedRuntime } from '@tutti/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
 import {
   type FakeResponsesServer,
   startFakeResponsesServer,
 } from '../../../test/fixtures/agents/fake-responses-server.js';
-import { groupHasLiveMember } from '../../../test/fixtures/agents/process-group.js';
 import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN } from '../../../test/fixtures/agents/paths.js';
 import { startToolServer, type ToolServer } from '../../../test/fixtures/agents/tool-server.js';
 import { AppServerEngine } from './app-server-engine.js';

@@ -4,10 +4,9 @@
  */
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PreparedRuntime } from '@tutti/core';
+import { isProcessGroupAlive as groupHasLiveMember, type PreparedRuntime } from '@tutti/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
-import { groupHasLiveMember } from '../../../test/fixtures/agents/process-group.js';
 import { startToolServer, type ToolServer } from '../../../test/fixtures/agents/tool-server.js';
 import { ClaudeSdkSession } from './claude-sdk-session.js';
 
