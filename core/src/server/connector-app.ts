@@ -23,13 +23,18 @@ import {
   RpcCode,
 } from './constants.js';
 import { dispatch } from './dispatch.js';
-import { bearerTokenOf, checkHost, checkOrigin } from './guards.js';
+import { checkHost, checkOrigin } from './guards.js';
 import { createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
 import { answerBodyError, headerOf, refuse, wantsEventStreamOnly } from './http-answers.js';
 import { errorResponse, RpcError } from './json-rpc.js';
 import { createListenStreams } from './listen-streams.js';
 import { createServerLogger } from './logger.js';
+import { isPlainRequest } from './plain-request.js';
 import type { ServeContext } from './serve-context.js';
+import { createSessionCache } from './session-cache.js';
+
+const SSE_HEAD = Buffer.from('event: message\ndata: ', 'utf8');
+const SSE_TAIL = Buffer.from('\n\n', 'utf8');
 
 /** Options shared by the app and the server. */
 export interface ConnectorServerOptions {
@@ -134,15 +139,15 @@ export function buildConnectorApp(
     handler: async () => undefined,
   });
 
+  const sessionCache = createSessionCache(options.tokens);
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
-    const token = bearerTokenOf(request.headers.authorization);
-    const session = token === undefined ? undefined : options.tokens.verify(token);
-    if (!session) {
+    const session = sessionCache.authenticate(request.headers.authorization);
+    if (typeof session === 'string') {
       // No WWW-Authenticate challenge: this token is issued by the daemon, not by OAuth.
       return refuse(
         reply,
         new TuttiError(
-          token === undefined ? 'TUTTI_ERR_AUTH_MISSING_TOKEN' : 'TUTTI_ERR_AUTH_INVALID_TOKEN',
+          session === 'missing' ? 'TUTTI_ERR_AUTH_MISSING_TOKEN' : 'TUTTI_ERR_AUTH_INVALID_TOKEN',
         ),
       );
     }
@@ -151,9 +156,13 @@ export function buildConnectorApp(
 
   app.post(CONNECTOR_ENDPOINT, { onRequest: authenticate }, async (request, reply) => {
     const session = sessions.get(request)!;
-    const disconnect = new AbortController();
+    // One stored callback instead of an AbortController per POST (see ServeContext).
+    let gone = false;
+    let onGone: (() => void) | undefined;
     reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) disconnect.abort();
+      if (reply.raw.writableFinished) return;
+      gone = true;
+      onGone?.();
     });
     const ctx: ServeContext = {
       registry: options.registry,
@@ -161,7 +170,13 @@ export function buildConnectorApp(
       inFlight,
       pageSize,
       logger: request.log,
-      disconnected: disconnect.signal,
+      onDisconnect(fn) {
+        if (gone) fn();
+        else onGone = fn;
+        return () => {
+          if (onGone === fn) onGone = undefined;
+        };
+      },
       header: (name) => headerOf(request, name),
     };
     const body = request.body;
@@ -172,16 +187,20 @@ export function buildConnectorApp(
       return;
     }
     const answer = served;
-    if (isJSONRPCRequest(body)) {
-      request.log.debug({ method: body.method, status: answer.status }, 'mcp request answered');
-      options.onAnswered?.(session, body.method, answer.status);
+    if (options.onAnswered || logger.isLevelEnabled('debug')) {
+      // The structural check first: the SDK's zod guard only for the unusual bodies.
+      if (isPlainRequest(body) || isJSONRPCRequest(body)) {
+        request.log.debug({ method: body.method, status: answer.status }, 'mcp request answered');
+        options.onAnswered?.(session, body.method, answer.status);
+      }
     }
     if (answer.body === undefined) return reply.code(answer.status).send();
     if (answer.status === 200 && wantsEventStreamOnly(headerOf(request, 'accept'))) {
-      return reply
-        .code(200)
-        .type('text/event-stream')
-        .send(`event: message\ndata: ${answer.body}\n\n`);
+      const event =
+        typeof answer.body === 'string'
+          ? `event: message\ndata: ${answer.body}\n\n`
+          : Buffer.concat([SSE_HEAD, answer.body, SSE_TAIL]);
+      return reply.code(200).type('text/event-stream').send(event);
     }
     return reply.code(answer.status).type('application/json').send(answer.body);
   });
@@ -190,6 +209,7 @@ export function buildConnectorApp(
     app,
     inFlight,
     shutdown() {
+      sessionCache.close();
       streams.closeAll();
       inFlight.abortAll('shutdown');
     },

@@ -2,12 +2,14 @@
  * Routes one POSTed message to its era: the SDK's `classifyInboundRequest` decides from
  * the body (an envelope claim means 2026-07-28) with the headers as cross-checks, and
  * answers ladder rejections itself; the rest goes to the legacy or the modern surface.
+ * Plain 2025 requests take a structural shortcut to the legacy surface first.
  */
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { RpcCode } from './constants.js';
 import { errorResponse, idOf, RpcError } from './json-rpc.js';
-import { serveLegacy } from './legacy-surface.js';
+import { answerLegacyRequest, serveLegacy } from './legacy-surface.js';
 import { type ListenStart, serveModern } from './modern-surface.js';
+import { isPlainLegacyRequest } from './plain-request.js';
 import type { Answer, ServeContext } from './serve-context.js';
 
 function invalidRequest(message: string): Answer {
@@ -16,9 +18,12 @@ function invalidRequest(message: string): Answer {
 
 /** Answers one parsed POST body, or tells the caller to open a listen stream. */
 export async function dispatch(body: unknown, ctx: ServeContext): Promise<Answer | ListenStart> {
+  const protocolVersionHeader = ctx.header('mcp-protocol-version');
+  // The hot path: a plain 2025 request skips the SDK's zod guards (see plain-request.ts).
+  if (isPlainLegacyRequest(body, protocolVersionHeader)) return answerLegacyRequest(body, ctx);
   const route = classifyInboundRequest({
     httpMethod: 'POST',
-    protocolVersionHeader: ctx.header('mcp-protocol-version'),
+    protocolVersionHeader,
     mcpMethodHeader: ctx.header('mcp-method'),
     mcpNameHeader: ctx.header('mcp-name'),
     body,

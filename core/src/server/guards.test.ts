@@ -130,6 +130,21 @@ describe('connector server guards', () => {
     expect(res.statusCode).toBe(401);
   });
 
+  it('refuses a token at once when its session is revoked after it was served', async () => {
+    const app = setup();
+    const request = () =>
+      app.inject({
+        method: 'POST',
+        url: '/mcp/connector',
+        headers: legacyHeaders(world.token),
+        payload: ping,
+      });
+    expect((await request()).statusCode).toBe(200);
+    expect((await request()).statusCode).toBe(200);
+    world.tokens.revokeSession('ws-1', 'sess-1');
+    expect((await request()).statusCode).toBe(401);
+  });
+
   it('refuses the old token and serves the new one after the session is issued again', async () => {
     const app = setup();
     const fresh = world.tokens.issue('ws-1', 'sess-1');

@@ -27,17 +27,26 @@ export function headerOf(request: FastifyRequest, name: string): string | undefi
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+let lastAccept: { value: string | undefined; eventStreamOnly: boolean } = {
+  value: undefined,
+  eventStreamOnly: false,
+};
+
 /**
  * True when the client accepts SSE but not JSON. Everyone else gets plain JSON: no stream
  * and no event store (an SSE answer with an event store costs about 2 ms a call).
  */
 export function wantsEventStreamOnly(accept: string | undefined): boolean {
   if (accept === undefined) return false;
+  // A client sends the same Accept on every POST: remember the last answer.
+  if (accept === lastAccept.value) return lastAccept.eventStreamOnly;
   const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
   const json = types.some(
     (type) => type === 'application/json' || type === 'application/*' || type === '*/*',
   );
-  return !json && types.includes('text/event-stream');
+  const eventStreamOnly = !json && types.includes('text/event-stream');
+  lastAccept = { value: accept, eventStreamOnly };
+  return eventStreamOnly;
 }
 
 /** Maps fastify's body errors (size, JSON, media type) onto JSON-RPC answers. */

@@ -1,6 +1,7 @@
 /**
- * JSON-RPC framing of the `connector` server's answers. Results are built as strings so a
- * prepared `tools/list` page is spliced in without being parsed or serialized again.
+ * JSON-RPC framing of the `connector` server's answers. Results are built as strings (or
+ * byte chunks) so a prepared `tools/list` page is spliced in without being parsed or
+ * serialized again.
  */
 
 /** A JSON-RPC request id. */
@@ -25,9 +26,18 @@ export class RpcError extends Error {
   }
 }
 
-/** A JSON-RPC response whose `result` is the given (already serialized) JSON text. */
-export function resultResponse(id: RpcId, resultJson: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+const CLOSE = Buffer.from('}', 'utf8');
+
+/**
+ * A JSON-RPC response whose `result` is the given (already serialized) JSON: text, or
+ * UTF-8 chunks (then the response is one Buffer, copied once).
+ */
+export function resultResponse(id: RpcId, resultJson: string): string;
+export function resultResponse(id: RpcId, resultJson: string | readonly Buffer[]): string | Buffer;
+export function resultResponse(id: RpcId, resultJson: string | readonly Buffer[]): string | Buffer {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+  if (typeof resultJson === 'string') return `${head}${resultJson}}`;
+  return Buffer.concat([Buffer.from(head, 'utf8'), ...resultJson, CLOSE]);
 }
 
 /** A JSON-RPC error response; `id` is null when the request's id is unknown. */

@@ -117,6 +117,44 @@ describe('MCP 2025-06-18 surface', () => {
     expect(res.body).toBe('event: message\ndata: {"jsonrpc":"2.0","id":3,"result":{}}\n\n');
   });
 
+  it('answers tools/list as a single SSE event too, with the same JSON as the plain answer', async () => {
+    const json = await rpc('tools/list', {}, 4);
+    const sse = await post(
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} },
+      server.app,
+      {
+        accept: 'text/event-stream',
+      },
+    );
+    expect(sse.headers['content-type']).toBe('text/event-stream');
+    expect(sse.body).toBe(`event: message\ndata: ${json.body}\n\n`);
+    expect(json.json().result.tools.length).toBeGreaterThan(0);
+  });
+
+  it('tells onAnswered the method and status of each request, plain or unusual, not of notifications', async () => {
+    const seen: [string, string, number][] = [];
+    const app = createApp(world, {
+      onAnswered: (session, method, status) => seen.push([session.agentSessionId, method, status]),
+    });
+    try {
+      await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, app.app);
+      await post(
+        { jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { progressToken: 1 } } },
+        app.app,
+      );
+      await post({ jsonrpc: '2.0', id: 3, method: 'nope' }, app.app);
+      await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, app.app);
+      expect(seen).toEqual([
+        ['sess-1', 'ping', 200],
+        ['sess-1', 'ping', 200],
+        ['sess-1', 'nope', 200],
+      ]);
+    } finally {
+      app.shutdown();
+      await app.app.close();
+    }
+  });
+
   it('answers ping and empty resource lists', async () => {
     expect((await rpc('ping')).json().result).toEqual({});
     expect((await rpc('resources/list')).json().result).toEqual({ resources: [] });

@@ -11,7 +11,7 @@ import {
   RpcCode,
   SERVER_INFO,
 } from './constants.js';
-import { errorResponse, isPlainObject, RpcError, resultResponse } from './json-rpc.js';
+import { errorResponse, isPlainObject, type RpcId, RpcError, resultResponse } from './json-rpc.js';
 import {
   ACCEPTED,
   type Answer,
@@ -72,6 +72,14 @@ export async function serveLegacy(message: unknown, ctx: ServeContext): Promise<
     });
     return { status: 400, body: errorResponse(null, error) };
   }
+  return answerLegacyRequest(message, ctx);
+}
+
+/** Answers one legacy-era request already known to be a valid JSON-RPC request. */
+export async function answerLegacyRequest(
+  message: { readonly id: RpcId; readonly method: string; readonly params?: unknown },
+  ctx: ServeContext,
+): Promise<Answer> {
   try {
     return {
       status: 200,

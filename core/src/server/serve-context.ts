@@ -1,6 +1,6 @@
 /**
  * What a surface needs to answer one POST: the registry, the caller's token session, the
- * in-flight calls, the request's headers and a signal that fires when the client goes.
+ * in-flight calls, the request's headers and a hook for when the client goes.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { TokenSession } from '../auth/index.js';
@@ -17,16 +17,20 @@ export interface ServeContext {
   readonly inFlight: InFlightCalls;
   readonly pageSize: number;
   readonly logger: FastifyBaseLogger;
-  /** Aborts when the client closes the connection before the answer is written. */
-  readonly disconnected: AbortSignal;
+  /**
+   * Registers `fn` to run when the client closes the connection before the answer is
+   * written (at once when it already has); returns the function that unregisters it.
+   * One callback per request, not an AbortController: this runs on every POST.
+   */
+  onDisconnect(fn: () => void): () => void;
   /** A request header, case-insensitively; undefined when absent. */
   header(name: string): string | undefined;
 }
 
-/** An HTTP answer: a JSON body, or no body (202 for notifications). */
+/** An HTTP answer: a JSON body (text or UTF-8 bytes), or no body (202 for notifications). */
 export interface Answer {
   readonly status: number;
-  readonly body?: string;
+  readonly body?: string | Buffer;
 }
 
 /** 202 Accepted with no body, the answer to every notification. */
@@ -41,13 +45,11 @@ export async function runToolCall(
 ): Promise<UpstreamCallResult> {
   const { tokenId } = ctx.session;
   const { signal, done } = ctx.inFlight.start(tokenId, id);
-  const onDisconnect = () => ctx.inFlight.cancel(tokenId, id, 'disconnected');
-  ctx.disconnected.addEventListener('abort', onDisconnect, { once: true });
-  if (ctx.disconnected.aborted) onDisconnect();
+  const off = ctx.onDisconnect(() => ctx.inFlight.cancel(tokenId, id, 'disconnected'));
   try {
     return await callTool(ctx.registry, name, args, signal);
   } finally {
-    ctx.disconnected.removeEventListener('abort', onDisconnect);
+    off();
     done();
   }
 }

@@ -9,6 +9,7 @@ import type { ConnectorMCPRegistryApi } from '../registry/types.js';
 import { RpcCode } from './constants.js';
 import type { AbortCause } from './in-flight-calls.js';
 import { isPlainObject, RpcError } from './json-rpc.js';
+import { type ToolsPageBytes, toolsPageBytes } from './tools-page-bytes.js';
 
 /** Longest upstream error text carried into a client-facing message. */
 const REASON_LIMIT = 300;
@@ -107,28 +108,30 @@ export async function callTool(
   }
 }
 
+const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');
+
 /**
- * The `tools/list` result text: the snapshot's prepared page spliced in as-is, then
- * `tail` (extra members, each starting with a comma).
+ * The `tools/list` result as chunks of JSON: the snapshot's prepared page bytes spliced in
+ * as-is, then `tail` (extra members, each starting with a comma).
  */
 export function toolsListResult(
   registry: ConnectorMCPRegistryApi,
   params: unknown,
   pageSize: number,
   tail = '',
-): string {
+): Buffer[] {
   const cursor = isPlainObject(params) ? params.cursor : undefined;
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new RpcError(RpcCode.InvalidParams, 'Invalid params: "cursor" must be a string');
   }
-  let page: ReturnType<ReturnType<ConnectorMCPRegistryApi['snapshot']>['page']>;
+  let page: ToolsPageBytes;
   try {
-    page = registry.snapshot().page(cursor, pageSize);
+    page = toolsPageBytes(registry.snapshot(), cursor, pageSize);
   } catch (error) {
     if (isTuttiError(error)) throw rpcErrorOf(RpcCode.InvalidParams, error);
     throw error;
   }
   const next =
     page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
-  return `{"tools":${page.toolsJson}${next}${tail}}`;
+  return [TOOLS_HEAD, page.bytes, Buffer.from(`${next}${tail}}`, 'utf8')];
 }

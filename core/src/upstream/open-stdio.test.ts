@@ -128,6 +128,26 @@ describe('openStdioUpstream', () => {
     expect(JSON.parse((count.content[0] as { text: string }).text)).toEqual({ cancelled: 1 });
   });
 
+  it('times a call out after callTimeoutMs and cancels it upstream', async () => {
+    const upstream = await start([], { callTimeoutMs: 300 });
+    const error = await upstream
+      .callTool('sleep', { ms: 60_000 })
+      .catch((caught: unknown) => caught as Error);
+    expect((error as Error).message).toMatch(/timed out/i);
+    const count = await upstream.callTool('cancelled_count', {});
+    expect(JSON.parse((count.content[0] as { text: string }).text)).toEqual({ cancelled: 1 });
+  });
+
+  it('keeps each of many concurrent calls paired with its own answer', async () => {
+    const upstream = await start();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => upstream.callTool('echo', { i })),
+    );
+    expect(
+      results.map((result) => JSON.parse((result.content[0] as { text: string }).text)),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => ({ i })));
+  });
+
   it('re-lists after list_changed and reports the new tools', async () => {
     const seen: UpstreamTool[][] = [];
     let push: (tools: UpstreamTool[]) => void = () => {};

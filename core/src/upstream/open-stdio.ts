@@ -84,6 +84,9 @@ export async function openStdioUpstream(
         exitInfo,
         pid: () => transport.process?.pid,
         stderrTail: () => transport.process?.stderrTail() ?? '',
+        intercept: (handler) => {
+          transport.intercept = handler;
+        },
       },
       options,
     );

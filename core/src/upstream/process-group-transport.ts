@@ -4,31 +4,37 @@
  * The SDK's `StdioClientTransport` is not used because it spawns without `detached`
  * (the server shares the daemon's process group), merges a default environment into the
  * one given, and on close signals only the direct child, so grandchildren survive.
+ *
+ * Each line is handed to `intercept` first (raw `tools/call` answers, see raw-tool-calls.ts);
+ * only the lines it does not take get the SDK's schema check and reach `onmessage`.
  */
 import {
   type JSONRPCMessage,
-  ReadBuffer,
   SdkError,
   SdkErrorCode,
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import type {
   ProcessExitInfo,
   ProcessSupervisor,
   SpawnGroupOptions,
   SupervisedProcess,
 } from '../process/index.js';
+import { JsonLineReader } from './json-line-reader.js';
 
 /** A Transport whose `start()` spawns the server as the leader of its own group. */
 export class ProcessGroupTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Sees every parsed line before validation; returning true consumes it. */
+  intercept?: (message: unknown) => boolean;
 
   readonly #supervisor: ProcessSupervisor;
   readonly #spec: SpawnGroupOptions;
-  readonly #readBuffer = new ReadBuffer();
+  readonly #readBuffer = new JsonLineReader();
   #process: SupervisedProcess | undefined;
   #exitInfo: ProcessExitInfo | undefined;
   #closedFired = false;
@@ -61,15 +67,15 @@ export class ProcessGroupTransport implements Transport {
         void this.close();
         return;
       }
-      for (;;) {
-        let message: JSONRPCMessage | null;
+      for (let line = this.#readBuffer.next(); line; line = this.#readBuffer.next()) {
+        if (this.intercept?.(line.value)) continue;
+        let message: JSONRPCMessage;
         try {
-          message = this.#readBuffer.readMessage();
+          message = JSONRPCMessageSchema.parse(line.value) as JSONRPCMessage;
         } catch (error) {
           this.onerror?.(error as Error);
           continue;
         }
-        if (message === null) break;
         this.onmessage?.(message);
       }
     });

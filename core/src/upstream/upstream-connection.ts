@@ -1,7 +1,8 @@
 /**
  * The part both upstream kinds share: connect with a bounded start time, the first full
  * tools/list, list_changed -> coalesced re-list, calls that never hang on a dead
- * upstream, and close.
+ * upstream, and close. Where the transport lets it see incoming lines first (stdio),
+ * `tools/call` skips the SDK client (see raw-tool-calls.ts).
  */
 import {
   Client,
@@ -14,6 +15,7 @@ import type { UpstreamCallResult, UpstreamTool } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { createCoalescingRunner } from './coalescing-runner.js';
 import { DEFAULT_LIST_CAPS, listAllTools } from './list-tools.js';
+import { createRawToolCalls, type RawToolCalls } from './raw-tool-calls.js';
 import type {
   ListCaps,
   UpstreamCommonOptions,
@@ -37,6 +39,12 @@ export interface UpstreamSetup {
   stderrTail?(): string;
   /** True when a failed request means the upstream is gone (HTTP: unreachable). */
   isHardFailure?(error: unknown): boolean;
+  /**
+   * Installs a handler that sees every incoming message before the SDK client and consumes
+   * those it returns true for. Given by transports of the 2025 era only (stdio): then
+   * `tools/call` takes the raw path.
+   */
+  intercept?(handler: (message: unknown) => boolean): void;
 }
 
 /** Connects, lists, and returns the live connection; on failure nothing is left running. */
@@ -53,6 +61,7 @@ export async function connectUpstream(
   let closing = false;
   let ended: UpstreamExitInfo | undefined;
   let ready = false;
+  let raw: RawToolCalls | undefined;
 
   const relist = createCoalescingRunner(async () => {
     if (closing || ended) return;
@@ -81,6 +90,7 @@ export async function connectUpstream(
   });
   client.onerror = (error) => logger?.debug({ target, err: error.message }, 'upstream error');
   client.onclose = () => {
+    raw?.closeAll(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     if (closing || ended) return;
     ended = setup.exitInfo() ?? { reason: 'connection closed' };
     logger?.warn({ target, reason: ended.reason }, 'upstream ended');
@@ -123,6 +133,14 @@ export async function connectUpstream(
   }
   ready = true;
   timedOut.catch(() => {});
+  if (setup.intercept) {
+    raw = createRawToolCalls({
+      send: (message) => transport.send(message),
+      timeoutMs: callTimeoutMs,
+      onError: (error) => client.onerror?.(error),
+    });
+    setup.intercept(raw.intercept);
+  }
   // A 2026-07-28 list_changed stream that drops unexpectedly means the server went away.
   void client.autoOpenedSubscription?.closed.then((how) => {
     if (how === 'remote') fail({ reason: 'subscription stream dropped' });
@@ -163,6 +181,7 @@ export async function connectUpstream(
       if (signal?.aborted)
         throw new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool: name });
       try {
+        if (raw) return await raw.call(name, args, signal);
         const params = args === undefined ? { name } : { name, arguments: args };
         const result = await client.callTool(params, { signal, timeout: callTimeoutMs });
         return result as unknown as UpstreamCallResult;
