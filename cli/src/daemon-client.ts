@@ -4,15 +4,13 @@
  * list. Every failure becomes a TuttiError whose message holds no URL, port or token.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type ConnectorSummary, TuttiError, connectorSummarySchema } from '@tutti/core/client';
-
-/** The daemon's control endpoint, as written by the daemon to `run/daemon.json`. */
-export interface DaemonInfo {
-  pid: number;
-  controlUrl: string;
-  controlToken: string;
-}
+import {
+  type ConnectorSummary,
+  connectorSummarySchema,
+  type DaemonInfo,
+  daemonFilePath,
+  TuttiError,
+} from '@tutti/core/client';
 
 /** The daemon's answer to `GET /v1/connectors/available` (spec 9.2). */
 export interface AvailableConnectors {
@@ -26,10 +24,8 @@ export const DAEMON_REQUEST_TIMEOUT_MS = 10_000;
 
 const LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/.*)?$/;
 
-/** Path of the daemon's control file in `home`. */
-export function daemonInfoPath(home: string): string {
-  return join(home, 'run', 'daemon.json');
-}
+/** Path of the daemon's control file in `home` (written by the daemon). */
+export const daemonInfoPath = daemonFilePath;
 
 function notRunning(): TuttiError {
   return new TuttiError('TUTTI_ERR_CLI_DAEMON_NOT_RUNNING');

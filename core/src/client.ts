@@ -4,6 +4,7 @@
  * `@tutti/core` pulls fastify, both MCP SDKs and ajv: about 340 ms of CPU a CLI call
  * does not need.
  */
+export { type DaemonInfo, daemonFilePath } from './daemon/daemon-file.js';
 export * from './errors/index.js';
 export { sanitizeText } from './guidance/sanitize-text.js';
 export {
