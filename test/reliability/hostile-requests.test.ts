@@ -26,7 +26,9 @@ import {
 import { keepAliveAgent, mapLimit, type RawAnswer, send } from './support/raw-http.js';
 import { exchange } from './support/raw-socket.js';
 
-const SEED = Number(process.env.TUTTI_FUZZ_SEED ?? Date.now() % 2_147_483_647);
+// A fixed default seed keeps `npm test` reproducible; set TUTTI_FUZZ_SEED (any integer) to
+// explore other inputs.
+const SEED = Number(process.env.TUTTI_FUZZ_SEED ?? 20_261_130);
 const CLI_ROOT = fileURLToPath(new URL('../../cli/', import.meta.url));
 const CREDENTIAL = `cred-${'s3cr3t'.repeat(4)}-${SEED}`;
 const CONCURRENCY = 16;

@@ -79,7 +79,7 @@ export function authorizationVariants(
         `Bearer ${valid.toUpperCase()}`,
         `Bearer ${valid} ${valid}`,
         `Basic ${Buffer.from(`user:${valid}`).toString('base64')}`,
-        `bearer\t${valid.slice(0, -1)}A`,
+        `bearer\t${valid.slice(0, -1)}${valid.endsWith('A') ? 'B' : 'A'}`,
         `Token ${valid}`,
         ...wrongKind.map((token) => `Bearer ${token}`),
       ),
