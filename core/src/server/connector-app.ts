@@ -29,6 +29,7 @@ import { answerBodyError, headerOf, refuse, wantsEventStreamOnly } from './http-
 import { errorResponse, RpcError } from './json-rpc.js';
 import { createListenStreams } from './listen-streams.js';
 import { createServerLogger } from './logger.js';
+import { isPlainModernRequest } from './plain-modern-request.js';
 import { isPlainRequest } from './plain-request.js';
 import type { ServeContext } from './serve-context.js';
 import { createSessionCache } from './session-cache.js';
@@ -188,8 +189,16 @@ export function buildConnectorApp(
     }
     const answer = served;
     if (options.onAnswered || logger.isLevelEnabled('debug')) {
-      // The structural check first: the SDK's zod guard only for the unusual bodies.
-      if (isPlainRequest(body) || isJSONRPCRequest(body)) {
+      // The structural checks first: the SDK's zod guard only for the unusual bodies.
+      if (
+        isPlainRequest(body) ||
+        isPlainModernRequest(
+          body,
+          headerOf(request, 'mcp-protocol-version'),
+          headerOf(request, 'mcp-method'),
+        ) ||
+        isJSONRPCRequest(body)
+      ) {
         request.log.debug({ method: body.method, status: answer.status }, 'mcp request answered');
         options.onAnswered?.(session, body.method, answer.status);
       }

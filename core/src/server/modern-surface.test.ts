@@ -251,6 +251,45 @@ describe('MCP 2026-07-28 surface', () => {
     expect(res.json().error.code).toBe(-32602);
   });
 
+  it('answers a request on the structural fast path as the SDK-classified path does', async () => {
+    // The null in a foreign envelope key keeps the second request on the SDK path.
+    const slowMeta = { ...ENVELOPE, 'example.com/trace': null };
+    for (const [method, params] of [
+      ['tools/call', { name: 'gh_search', arguments: { query: 'bug' } }],
+      ['tools/list', {}],
+    ] as const) {
+      const fast = await send(method, params);
+      const { headers, payload } = modernRequest(world.token, 1, method, params);
+      const body = payload as { params: Record<string, unknown> };
+      const slow = await server.app.inject({
+        method: 'POST',
+        url: '/mcp/connector',
+        headers,
+        payload: { ...body, params: { ...body.params, _meta: slowMeta } },
+      });
+      expect(fast.statusCode).toBe(200);
+      expect(slow.statusCode).toBe(fast.statusCode);
+      expect(slow.body).toBe(fast.body);
+    }
+  });
+
+  it('tells onAnswered the method and status of 2026-07-28 requests', async () => {
+    const seen: [string, number][] = [];
+    server.shutdown();
+    await server.app.close();
+    server = createApp(world, {
+      onAnswered: (_session, method, status) => seen.push([method, status]),
+    });
+    await send('tools/list');
+    await send('tools/call', { name: 'gh_search', arguments: { query: 'bug' } });
+    await send('tools/call', { name: 'gh_search' }, { 'mcp-name': 'other' });
+    expect(seen).toEqual([
+      ['tools/list', 200],
+      ['tools/call', 200],
+      ['tools/call', 400],
+    ]);
+  });
+
   it('accepts a modern notification with 202', async () => {
     const res = await server.app.inject({
       method: 'POST',
