@@ -72,6 +72,8 @@ interface Active {
   client?: TrackedClient;
   skills: SkillSummary[];
   skillRoot?: string;
+  /** Tools the route serving now holds (0 while none serves). */
+  toolCount: number;
   failures: number;
   restarts: number;
   lastError?: string;
@@ -191,6 +193,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       attempted: generation,
       revision: generation,
       skills: [],
+      toolCount: 0,
       failures: previous?.failures ?? 0,
       restarts: previous?.restarts ?? 0,
       closing: false,
@@ -220,7 +223,12 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         }
       }
       if (entry.client && connection) {
-        registry.commit(key, generation, entry.client, connection.tools);
+        entry.toolCount = registry.commit(
+          key,
+          generation,
+          entry.client,
+          connection.tools,
+        ).localNames.length;
       } else {
         registry.remove(key, generation);
       }
@@ -259,7 +267,12 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     }
     const generation = await store.nextRevision(entry.key);
     try {
-      registry.commit(entry.key, generation, entry.client, tools);
+      entry.toolCount = registry.commit(
+        entry.key,
+        generation,
+        entry.client,
+        tools,
+      ).localNames.length;
     } catch (error) {
       entry.lastError = message(error);
       record(entry.key, 'start-failed', generation, entry.lastError);
@@ -282,6 +295,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     if (closed || entry.closing || actives.get(entry.key) !== entry) return;
     options.counters?.crash(entry.key);
     if (entry.generation !== undefined) registry.remove(entry.key, entry.generation);
+    entry.toolCount = 0;
     entry.state = 'restarting';
     entry.connection = undefined;
     entry.client = undefined;
@@ -330,7 +344,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     status() {
       return [...actives.values()]
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .map((entry) => statusOf(entry, registry));
+        .map(statusOf);
     },
     events: () => recorded.slice(),
     async close() {
@@ -348,18 +362,17 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   };
 }
 
-function statusOf(entry: Active, registry: ConnectorMCPRegistryApi): ConnectorStatus {
+function statusOf(entry: Active): ConnectorStatus {
   const serving = entry.state === 'ready' || entry.generation !== undefined;
   const mcpStatus =
     entry.state === 'ready' ? 'ready' : entry.state === 'failed' ? 'unavailable' : 'starting';
-  const route = registry.debugSnapshot().routes.find((r) => r.connectorKey === entry.key);
   return {
     key: entry.key,
     state: entry.state,
     revision: entry.revision,
     ...(serving && entry.generation !== undefined && { generation: entry.generation }),
     ...(entry.connection?.pid !== undefined && { pid: entry.connection.pid }),
-    toolCount: route?.toolCount ?? 0,
+    toolCount: entry.toolCount,
     failures: entry.failures,
     restarts: entry.restarts,
     ...(entry.lastError !== undefined && { lastError: entry.lastError }),
