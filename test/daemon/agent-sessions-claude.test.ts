@@ -13,8 +13,9 @@ import { cleanUp } from '../../core/src/store/store-test-support.js';
 import {
   type AgentDaemon,
   bearerTokensIn,
-  groupEnds,
-  processExists,
+  AGENT_POLL,
+  expectBoundAndListed,
+  expectClosed,
   startAgentDaemon,
 } from '../support/agent-daemon.js';
 import { writeStdinTap } from '../support/agent-stdin-tap.js';
@@ -23,7 +24,6 @@ import { writeStdinTap } from '../support/agent-stdin-tap.js';
 const CLAUDE = fileURLToPath(
   new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
 );
-const POLL = { timeout: 30_000, interval: 50 };
 
 describe('Claude SDK sessions through tuttid', () => {
   let agents: AgentDaemon | undefined;
@@ -36,7 +36,6 @@ describe('Claude SDK sessions through tuttid', () => {
 
   it('binds Claude Code to the connector server, refreshes it by list_changed and revokes its token on close', async () => {
     agents = await startAgentDaemon();
-    const { daemon } = agents;
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     const before = await agents.registry();
 
@@ -49,12 +48,7 @@ describe('Claude SDK sessions through tuttid', () => {
       env: { ...agents.env, IS_SANDBOX: '1' },
       launch: { command: tap.command },
     });
-    expect(info).toMatchObject({ provider: 'claude-sdk', status: 'ready', connector: 'bound' });
-    expect(info.pid).toBeTypeOf('number');
-    expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
-    await expect
-      .poll(async () => (await agents!.session(info.id))?.toolsListed, POLL)
-      .toEqual({ version: before.version, toolCount: before.toolCount });
+    await expectBoundAndListed(agents, info, 'claude-sdk', before);
     const [token] = await bearerTokensIn(tap.recorded);
     expect((await stat(tap.recorded)).mode & 0o777).toBe(0o600);
     expect(await agents.listStatus(token!)).toBe(200);
@@ -66,7 +60,7 @@ describe('Claude SDK sessions through tuttid', () => {
       .poll(async () => {
         const session = await agents!.session(info.id);
         return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
-      }, POLL)
+      }, AGENT_POLL)
       .toEqual({
         strategy: 'list-changed',
         listed: { version: after.version, toolCount: after.toolCount },
@@ -74,12 +68,6 @@ describe('Claude SDK sessions through tuttid', () => {
     // list_changed needs no new binding: the first token is still the session's token.
     expect(await bearerTokensIn(tap.recorded)).toEqual([token]);
 
-    const closed = await daemon.control('DELETE', `/v1/sessions/${info.id}`);
-    expect(closed).toMatchObject({ status: 200, body: { closed: info.id } });
-    expect(processExists(info.pid!)).toBe(false);
-    await groupEnds(info.pid!);
-    expect(await agents.listStatus(token!)).toBe(401);
-    expect(await agents.session(info.id)).toBeUndefined();
-    expect(daemon.stdout() + daemon.stderr()).not.toContain(token!);
+    await expectClosed(agents, info, token!);
   }, 120_000);
 });

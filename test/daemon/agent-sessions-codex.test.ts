@@ -13,12 +13,11 @@ import { cleanUp } from '../../core/src/store/store-test-support.js';
 import {
   type AgentDaemon,
   bearerTokensIn,
-  groupEnds,
-  processExists,
+  AGENT_POLL,
+  expectBoundAndListed,
+  expectClosed,
   startAgentDaemon,
 } from '../support/agent-daemon.js';
-
-const POLL = { timeout: 30_000, interval: 50 };
 
 describe('codex sessions through tuttid', () => {
   let agents: AgentDaemon | undefined;
@@ -31,7 +30,6 @@ describe('codex sessions through tuttid', () => {
 
   it('binds codex to the connector server, marks it for a reconnect before the next turn and revokes its token on close', async () => {
     agents = await startAgentDaemon();
-    const { daemon } = agents;
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     const before = await agents.registry();
     expect(before.toolCount).toBeGreaterThan(0);
@@ -42,13 +40,8 @@ describe('codex sessions through tuttid', () => {
       cwd: agents.agentEnv.cwd,
       env: { ...agents.env, CODEX_HOME: join(agents.agentEnv.root, 'codex-home') },
     });
-    expect(info).toMatchObject({ provider: 'codex', status: 'ready', connector: 'bound' });
-    expect(info.pid).toBeTypeOf('number');
-    expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
     // `thread/start` connects the thread's MCP servers: initialize, then tools/list.
-    await expect
-      .poll(async () => (await agents!.session(info.id))?.toolsListed, POLL)
-      .toEqual({ version: before.version, toolCount: before.toolCount });
+    await expectBoundAndListed(agents, info, 'codex', before);
 
     const homes = (await readdir(agents.tmp)).filter((name) => name.startsWith('tutti-codex-'));
     expect(homes).toHaveLength(1);
@@ -60,7 +53,7 @@ describe('codex sessions through tuttid', () => {
     await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
     expect((await agents.registry()).names).toContain('second_echo');
     await expect
-      .poll(async () => (await agents!.session(info.id))?.lastRefresh?.strategy, POLL)
+      .poll(async () => (await agents!.session(info.id))?.lastRefresh?.strategy, AGENT_POLL)
       .toBe('reconnect-before-turn');
     // Codex takes the new tool list when its next turn reconnects; until then it keeps the
     // catalog it listed, with the same token.
@@ -70,13 +63,7 @@ describe('codex sessions through tuttid', () => {
     });
     expect(await agents.listStatus(token!)).toBe(200);
 
-    const closed = await daemon.control('DELETE', `/v1/sessions/${info.id}`);
-    expect(closed).toMatchObject({ status: 200, body: { closed: info.id } });
-    expect(processExists(info.pid!)).toBe(false);
-    await groupEnds(info.pid!);
-    expect(await agents.listStatus(token!)).toBe(401);
+    await expectClosed(agents, info, token!);
     await expect(stat(home)).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(await agents.session(info.id)).toBeUndefined();
-    expect(daemon.stdout() + daemon.stderr()).not.toContain(token!);
   }, 120_000);
 });

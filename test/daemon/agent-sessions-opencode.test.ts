@@ -14,14 +14,14 @@ import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
 import {
   type AgentDaemon,
   bearerTokensIn,
-  groupEnds,
-  processExists,
+  AGENT_POLL,
+  expectBoundAndListed,
+  expectClosed,
   startAgentDaemon,
 } from '../support/agent-daemon.js';
 import { writeStdinTap } from '../support/agent-stdin-tap.js';
 
 const OPENCODE = join(NODE_BIN_DIR, 'opencode');
-const POLL = { timeout: 30_000, interval: 50 };
 
 describe('opencode sessions through tuttid', () => {
   let agents: AgentDaemon | undefined;
@@ -34,7 +34,6 @@ describe('opencode sessions through tuttid', () => {
 
   it('binds opencode to the connector server, refreshes it by native reload and revokes its token on close', async () => {
     agents = await startAgentDaemon();
-    const { daemon } = agents;
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     const before = await agents.registry();
     expect(before.toolCount).toBeGreaterThan(0);
@@ -47,12 +46,7 @@ describe('opencode sessions through tuttid', () => {
       env: agents.env,
       launch: { command: tap.command, args: ['acp'] },
     });
-    expect(info).toMatchObject({ provider: 'opencode', status: 'ready', connector: 'bound' });
-    expect(info.pid).toBeTypeOf('number');
-    expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
-    await expect
-      .poll(async () => (await agents!.session(info.id))?.toolsListed, POLL)
-      .toEqual({ version: before.version, toolCount: before.toolCount });
+    await expectBoundAndListed(agents, info, 'opencode', before);
     const [first] = await bearerTokensIn(tap.recorded);
     expect((await stat(tap.recorded)).mode & 0o777).toBe(0o600);
     expect(await agents.listStatus(first!)).toBe(200);
@@ -64,7 +58,7 @@ describe('opencode sessions through tuttid', () => {
       .poll(async () => {
         const session = await agents!.session(info.id);
         return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
-      }, POLL)
+      }, AGENT_POLL)
       .toEqual({
         strategy: 'native-reload',
         listed: { version: after.version, toolCount: after.toolCount },
@@ -75,12 +69,6 @@ describe('opencode sessions through tuttid', () => {
     expect(await agents.listStatus(first!)).toBe(401);
     expect(await agents.listStatus(current)).toBe(200);
 
-    const closed = await daemon.control('DELETE', `/v1/sessions/${info.id}`);
-    expect(closed).toMatchObject({ status: 200, body: { closed: info.id } });
-    expect(processExists(info.pid!)).toBe(false);
-    await groupEnds(info.pid!);
-    expect(await agents.listStatus(current)).toBe(401);
-    expect(await agents.session(info.id)).toBeUndefined();
-    for (const token of tokens) expect(daemon.stdout() + daemon.stderr()).not.toContain(token);
+    await expectClosed(agents, info, current, tokens);
   }, 120_000);
 });

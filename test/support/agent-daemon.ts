@@ -128,3 +128,45 @@ export function bearerTokens(text: string): string[] {
 export async function bearerTokensIn(path: string): Promise<string[]> {
   return bearerTokens(await readFile(path, 'utf8'));
 }
+
+/** How long a test waits for an agent to list or refresh. */
+export const AGENT_POLL = { timeout: 30_000, interval: 50 };
+
+/**
+ * Checks a session just started: ready and bound, listed as such, and its agent listed the
+ * registry's tools as they were at `listed` with its own token.
+ */
+export async function expectBoundAndListed(
+  agents: AgentDaemon,
+  info: AgentSessionInfo,
+  provider: string,
+  listed: { version: number; toolCount: number },
+): Promise<void> {
+  expect(info).toMatchObject({ provider, status: 'ready', connector: 'bound' });
+  expect(info.pid).toBeTypeOf('number');
+  expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
+  await expect
+    .poll(async () => (await agents.session(info.id))?.toolsListed, AGENT_POLL)
+    .toEqual({ version: listed.version, toolCount: listed.toolCount });
+}
+
+/**
+ * Closes a session through `DELETE /v1/sessions/:id` and checks it is gone: the agent's
+ * process and group, its listing, and `token` (now 401), and that no token in `tokens` was
+ * ever printed by the daemon.
+ */
+export async function expectClosed(
+  agents: AgentDaemon,
+  info: AgentSessionInfo,
+  token: string,
+  tokens: readonly string[] = [token],
+): Promise<void> {
+  const closed = await agents.daemon.control('DELETE', `/v1/sessions/${info.id}`);
+  expect(closed).toMatchObject({ status: 200, body: { closed: info.id } });
+  expect(processExists(info.pid!)).toBe(false);
+  await groupEnds(info.pid!);
+  expect(await agents.listStatus(token)).toBe(401);
+  expect(await agents.session(info.id)).toBeUndefined();
+  const printed = agents.daemon.stdout() + agents.daemon.stderr();
+  for (const each of tokens) expect(printed).not.toContain(each);
+}
