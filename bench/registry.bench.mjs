@@ -5,37 +5,13 @@
  * as a socket write does, so none profits from V8's lazy string concatenation.
  */
 import { createConnectorMCPRegistry } from '../core/dist/registry/index.js';
+import { manyTools } from './lib/tool-sets.mjs';
 
 const client = { callTool: async () => ({ content: [] }) };
 
-/** A realistic upstream tool: a few typed properties, required list, annotations. */
-function upstreamTool(connector, index) {
-  return {
-    name: `operation_${index}`,
-    title: `Operation ${index} of ${connector}`,
-    description: `Runs operation ${index} against ${connector}. Returns a JSON document describing the result, with pagination when the result is long.`,
-    inputSchema: {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      properties: {
-        owner: { type: 'string', description: 'Owner of the resource' },
-        repo: { type: 'string', description: 'Name of the resource' },
-        page: { type: 'integer', minimum: 1, default: 1 },
-        labels: { type: 'array', items: { type: 'string' }, maxItems: 20 },
-        state: { enum: ['open', 'closed', 'all'] },
-      },
-      required: ['owner', 'repo'],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: index % 2 === 0 },
-  };
-}
-
+/** `connectors` tool sets of `toolsEach` realistic tools. */
 function toolSets(connectors, toolsEach) {
-  return Array.from({ length: connectors }, (_, c) => {
-    const key = `conn-${String(c).padStart(3, '0')}`;
-    return { key, tools: Array.from({ length: toolsEach }, (_, t) => upstreamTool(key, t)) };
-  });
+  return manyTools(connectors * toolsEach, toolsEach);
 }
 
 function loaded(sets) {
