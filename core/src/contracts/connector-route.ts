@@ -13,9 +13,21 @@ export interface UpstreamCallResult {
   [key: string]: unknown;
 }
 
-/** Options of one upstream call: cancellation and an optional progress token. */
+/**
+ * The part of an `AbortSignal` an upstream call uses; an `AbortSignal` is one. The server
+ * passes a lighter object per `tools/call` (see server/call-signal.ts): creating an
+ * AbortController per call was the largest single cost of the call path.
+ */
+export interface CallSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** Options of one upstream call: its cancellation. */
 export interface UpstreamCallOptions {
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 /** Handle on a running upstream MCP client; the registry never opens or closes it. */

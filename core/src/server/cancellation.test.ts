@@ -1,15 +1,16 @@
 /**
  * Cancellation and upstream failure over real sockets: a closed response, a
  * `notifications/cancelled`, an SDK client's abort and server shutdown all fire the
- * upstream call's AbortSignal; a stdio upstream that dies mid-call becomes a JSON-RPC error.
+ * upstream call's signal; a stdio upstream that dies mid-call becomes a JSON-RPC error.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CallSignal } from '../contracts/index.js';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
 import { startStdioUpstream, type StdioUpstream } from './test-support/stdio-upstream.js';
 import { createWorld, ENVELOPE, type World } from './test-support/fixtures.js';
 
-function aborted(signal: AbortSignal): Promise<unknown> {
+function aborted(signal: CallSignal): Promise<unknown> {
   return signal.aborted
     ? Promise.resolve(signal.reason)
     : new Promise((resolve) =>

@@ -1,17 +1,19 @@
 /**
  * In-flight `tools/call`s keyed by (token, JSON-RPC request id), so a
  * `notifications/cancelled` from the same token, a closed response or server shutdown
- * aborts the upstream call through its AbortSignal.
+ * aborts the upstream call through its signal.
  */
+import type { CallSignal } from '../contracts/index.js';
+import { CallCancellation } from './call-signal.js';
 import type { RpcId } from './json-rpc.js';
 
-/** Why an in-flight call was aborted; it is the AbortSignal's `reason`. */
+/** Why an in-flight call was aborted; it is the signal's `reason`. */
 export type AbortCause = 'cancelled' | 'disconnected' | 'shutdown';
 
 /** The registry of running calls. */
 export interface InFlightCalls {
   /** Registers a call; returns its signal and the function that unregisters it. */
-  start(tokenId: string, id: RpcId): { signal: AbortSignal; done: () => void };
+  start(tokenId: string, id: RpcId): { signal: CallSignal; done: () => void };
   /** Aborts the call `id` of `tokenId`; returns true when one was running. */
   cancel(tokenId: string, id: RpcId, cause: AbortCause): boolean;
   /** Aborts every running call. */
@@ -22,15 +24,15 @@ export interface InFlightCalls {
 
 /** Creates an empty in-flight registry. */
 export function createInFlightCalls(): InFlightCalls {
-  const calls = new Map<string, AbortController>();
+  const calls = new Map<string, CallCancellation>();
   const keyOf = (tokenId: string, id: RpcId) => `${tokenId}\u0000${JSON.stringify(id)}`;
   return {
     start(tokenId, id) {
       const key = keyOf(tokenId, id);
-      const controller = new AbortController();
+      const controller = new CallCancellation();
       calls.set(key, controller);
       return {
-        signal: controller.signal,
+        signal: controller,
         done: () => {
           if (calls.get(key) === controller) calls.delete(key);
         },

@@ -3,7 +3,7 @@
  * its immutable binding once at its start; an unknown tool or a fenced generation is a
  * JSON-RPC error, never a fallback. Upstream results pass through unchanged.
  */
-import type { UpstreamCallResult } from '../contracts/index.js';
+import type { CallSignal, UpstreamCallResult } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/types.js';
 import { RpcCode } from './constants.js';
@@ -54,48 +54,37 @@ function reasonOf(error: unknown): string {
  * Calls the tool `name` upstream with `args` unchanged. Rejects with an {@link RpcError}
  * for an unknown or fenced tool, an upstream failure, or an abort of `signal`.
  */
-export async function callTool(
+export function callTool(
   registry: ConnectorMCPRegistryApi,
   name: string,
   args: Record<string, unknown> | undefined,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<UpstreamCallResult> {
   const binding = registry.resolve(name);
   if (!binding) {
-    throw rpcErrorOf(
-      RpcCode.InvalidParams,
-      new TuttiError('TUTTI_ERR_REGISTRY_UNKNOWN_TOOL', { localName: name }),
+    return Promise.reject(
+      rpcErrorOf(
+        RpcCode.InvalidParams,
+        new TuttiError('TUTTI_ERR_REGISTRY_UNKNOWN_TOOL', { localName: name }),
+      ),
     );
   }
   if (!binding.isCurrent()) {
-    throw rpcErrorOf(
-      RpcCode.InvalidParams,
-      new TuttiError('TUTTI_ERR_REGISTRY_ROUTE_FENCED', {
-        key: binding.connectorKey,
-        generation: binding.generation,
-      }),
+    return Promise.reject(
+      rpcErrorOf(
+        RpcCode.InvalidParams,
+        new TuttiError('TUTTI_ERR_REGISTRY_ROUTE_FENCED', {
+          key: binding.connectorKey,
+          generation: binding.generation,
+        }),
+      ),
     );
   }
-  if (signal.aborted) throw abortError(signal.reason, name);
-  let onAbort: (() => void) | undefined;
-  // An upstream that ignores its signal must not hold the answer: the abort wins the race.
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortError(signal.reason, name));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    const result = await Promise.race([
-      binding.client.callTool(binding.upstreamName, args, { signal }),
-      aborted,
-    ]);
-    if (!isPlainObject(result) || !Array.isArray(result.content)) {
-      throw new Error('the result is not an MCP tool result (no content array)');
-    }
-    return result;
-  } catch (error) {
-    if (error instanceof RpcError) throw error;
-    if (signal.aborted) throw abortError(signal.reason, name);
-    throw rpcErrorOf(
+  if (signal.aborted) return Promise.reject(abortError(signal.reason, name));
+  const failure = (error: unknown): RpcError => {
+    if (error instanceof RpcError) return error;
+    if (signal.aborted) return abortError(signal.reason, name);
+    return rpcErrorOf(
       RpcCode.InternalError,
       new TuttiError('TUTTI_ERR_SERVER_UPSTREAM_FAILED', {
         key: binding.connectorKey,
@@ -103,9 +92,32 @@ export async function callTool(
         reason: reasonOf(error),
       }),
     );
-  } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-  }
+  };
+  // One promise that the upstream's answer or the abort settles, whichever comes first: an
+  // upstream that ignores its signal must not hold the answer. (Not Promise.race over a
+  // second promise: this runs on every call.)
+  return new Promise<UpstreamCallResult>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal.reason, name));
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settle = (error: unknown, result?: UpstreamCallResult) => {
+      signal.removeEventListener('abort', onAbort);
+      if (error !== undefined) reject(failure(error));
+      else if (!isPlainObject(result) || !Array.isArray(result.content)) {
+        reject(failure(new Error('the result is not an MCP tool result (no content array)')));
+      } else resolve(result);
+    };
+    let call: Promise<UpstreamCallResult>;
+    try {
+      call = binding.client.callTool(binding.upstreamName, args, { signal });
+    } catch (error) {
+      settle(error ?? new Error('the upstream call threw'));
+      return;
+    }
+    call.then(
+      (result) => settle(undefined, result),
+      (error: unknown) => settle(error ?? new Error('the upstream call failed')),
+    );
+  });
 }
 
 const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');

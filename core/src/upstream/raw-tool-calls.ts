@@ -18,7 +18,7 @@ import {
   SdkErrorCode,
 } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
-import type { UpstreamCallResult } from '../contracts/index.js';
+import type { CallSignal, UpstreamCallResult } from '../contracts/index.js';
 
 /** Prefix of this module's request ids; the SDK's own ids are numbers, so they never meet. */
 const ID_PREFIX = 'tutti-';
@@ -41,7 +41,7 @@ export interface RawToolCalls {
   call(
     name: string,
     args: Record<string, unknown> | undefined,
-    signal?: AbortSignal,
+    signal?: CallSignal,
   ): Promise<UpstreamCallResult>;
   /** Rejects every pending call with `error` and stops the sweep. */
   closeAll(error: Error): void;

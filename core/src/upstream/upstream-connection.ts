@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { UpstreamCallResult, UpstreamTool } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
+import { abortSignalOf } from './abort-signal.js';
 import { createCoalescingRunner } from './coalescing-runner.js';
 import { DEFAULT_LIST_CAPS, listAllTools } from './list-tools.js';
 import { createRawToolCalls, type RawToolCalls } from './raw-tool-calls.js';
@@ -183,8 +184,16 @@ export async function connectUpstream(
       try {
         if (raw) return await raw.call(name, args, signal);
         const params = args === undefined ? { name } : { name, arguments: args };
-        const result = await client.callTool(params, { signal, timeout: callTimeoutMs });
-        return result as unknown as UpstreamCallResult;
+        const sdkSignal = abortSignalOf(signal);
+        try {
+          const result = await client.callTool(params, {
+            signal: sdkSignal.signal,
+            timeout: callTimeoutMs,
+          });
+          return result as unknown as UpstreamCallResult;
+        } finally {
+          sdkSignal.release();
+        }
       } catch (error) {
         if (signal?.aborted) {
           throw new TuttiError(

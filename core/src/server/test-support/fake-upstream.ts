@@ -3,6 +3,7 @@
  * whose tools are plain functions, recording every call and every abort it sees.
  */
 import type {
+  CallSignal,
   UpstreamCallOptions,
   UpstreamCallResult,
   UpstreamClient,
@@ -14,7 +15,7 @@ export interface FakeTool {
   readonly tool: UpstreamTool;
   readonly run: (
     args: Record<string, unknown> | undefined,
-    signal: AbortSignal,
+    signal: CallSignal,
   ) => Promise<UpstreamCallResult>;
 }
 
@@ -22,7 +23,7 @@ export interface FakeTool {
 export interface FakeCall {
   readonly name: string;
   readonly args: Record<string, unknown> | undefined;
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
 }
 
 /** A fake upstream client and what it observed. */
@@ -46,7 +47,7 @@ export function createFakeUpstream(tools: readonly FakeTool[]): FakeUpstream {
       return new Promise((resolve) => waiters.push({ name, resolve }));
     },
     async callTool(name, args, options?: UpstreamCallOptions) {
-      const signal = options?.signal ?? new AbortController().signal;
+      const signal: CallSignal = options?.signal ?? new AbortController().signal;
       const call = { name, args, signal };
       calls.push(call);
       for (const waiter of waiters.filter((w) => w.name === name)) {
@@ -66,7 +67,7 @@ export function text(value: string): UpstreamCallResult {
 }
 
 /** Waits until `signal` aborts, then rejects like a cancelled upstream request would. */
-export function untilAborted(signal: AbortSignal): Promise<never> {
+export function untilAborted(signal: CallSignal): Promise<never> {
   return new Promise((_, reject) => {
     signal.addEventListener('abort', () => reject(new Error('upstream request aborted')), {
       once: true,

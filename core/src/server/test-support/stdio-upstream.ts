@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamCallResult, UpstreamClient, UpstreamTool } from '../../contracts/index.js';
+import { abortSignalOf } from '../../upstream/abort-signal.js';
 
 /** A connected stdio upstream. */
 export interface StdioUpstream extends UpstreamClient {
@@ -37,8 +38,13 @@ export async function startStdioUpstream(): Promise<StdioUpstream> {
     tools: tools as UpstreamTool[],
     pid: transport.pid ?? undefined,
     async callTool(name, args, options) {
-      const result = await client.callTool({ name, arguments: args }, { signal: options?.signal });
-      return result as UpstreamCallResult;
+      const { signal, release } = abortSignalOf(options?.signal);
+      try {
+        const result = await client.callTool({ name, arguments: args }, { signal });
+        return result as UpstreamCallResult;
+      } finally {
+        release();
+      }
     },
     async close() {
       await client.close();
