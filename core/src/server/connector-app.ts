@@ -28,6 +28,7 @@ import { createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
 import { answerBodyError, headerOf, refuse, wantsEventStreamOnly } from './http-answers.js';
 import { errorResponse, RpcError } from './json-rpc.js';
 import { createListenStreams } from './listen-streams.js';
+import { lazyChildLoggerFactory } from './lazy-child-logger.js';
 import { createServerLogger } from './logger.js';
 import { isPlainModernRequest } from './plain-modern-request.js';
 import { isPlainRequest } from './plain-request.js';
@@ -91,17 +92,22 @@ export function buildConnectorApp(
     exposeHeadRoutes: false,
     forceCloseConnections: true,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLoggerFactory,
   });
   // The session each authenticated request belongs to (no global FastifyRequest typing).
   const sessions = new WeakMap<FastifyRequest, TokenSession>();
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks on every POST are callback-style: an async hook costs a promise and a
+  // microtask turn per request. Answering without calling `done` ends the request.
+  app.addHook('onRequest', (request, reply, done) => {
     const refused =
       checkHost(request.headers.host, options.port()) ?? checkOrigin(request.headers.origin);
-    if (refused) {
-      request.log.warn({ code: refused.code, url: request.url }, 'request refused');
-      return refuse(reply, refused);
+    if (!refused) {
+      done();
+      return;
     }
+    request.log.warn({ code: refused.code, url: request.url }, 'request refused');
+    refuse(reply, refused);
   });
 
   // A plain 404 for everything else, `/.well-known/*` included: a JSON body or an OAuth
@@ -141,18 +147,20 @@ export function buildConnectorApp(
   });
 
   const sessionCache = createSessionCache(options.tokens);
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+  const authenticate = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const session = sessionCache.authenticate(request.headers.authorization);
-    if (typeof session === 'string') {
-      // No WWW-Authenticate challenge: this token is issued by the daemon, not by OAuth.
-      return refuse(
-        reply,
-        new TuttiError(
-          session === 'missing' ? 'TUTTI_ERR_AUTH_MISSING_TOKEN' : 'TUTTI_ERR_AUTH_INVALID_TOKEN',
-        ),
-      );
+    if (typeof session !== 'string') {
+      sessions.set(request, session);
+      done();
+      return;
     }
-    sessions.set(request, session);
+    // No WWW-Authenticate challenge: this token is issued by the daemon, not by OAuth.
+    refuse(
+      reply,
+      new TuttiError(
+        session === 'missing' ? 'TUTTI_ERR_AUTH_MISSING_TOKEN' : 'TUTTI_ERR_AUTH_INVALID_TOKEN',
+      ),
+    );
   };
 
   app.post(CONNECTOR_ENDPOINT, { onRequest: authenticate }, async (request, reply) => {
