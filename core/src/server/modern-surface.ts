@@ -7,14 +7,10 @@
  * Era classification and envelope checks come from the SDK (`classifyInboundRequest`).
  */
 import { SubscriptionFilterSchema } from '@modelcontextprotocol/core';
-import {
-  type InboundModernRoute,
-  SERVER_INFO_META_KEY,
-  type SubscriptionFilter,
-} from '@modelcontextprotocol/server';
-import type { UpstreamCallResult } from '../contracts/index.js';
+import type { InboundModernRoute, SubscriptionFilter } from '@modelcontextprotocol/server';
 import type { ToolsSnapshot } from '../registry/types.js';
-import { CACHE_HINT, MODERN_PROTOCOL_VERSION, RpcCode, SERVER_INFO } from './constants.js';
+import { CALL_RESULT_SERVER_INFO as SERVER_INFO_META, callResultJson } from './call-result-json.js';
+import { CACHE_HINT, MODERN_PROTOCOL_VERSION, RpcCode } from './constants.js';
 import { errorResponse, isPlainObject, RpcError, resultResponse } from './json-rpc.js';
 import {
   checkMcpParamHeaders,
@@ -37,7 +33,6 @@ export interface ListenStart {
   readonly listen: { readonly id: string | number; readonly honored: SubscriptionFilter };
 }
 
-const SERVER_INFO_META = `"_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO })}`;
 /** Members every cacheable modern result ends with. */
 const CACHEABLE_TAIL = `,"resultType":"complete","ttlMs":${CACHE_HINT.ttlMs},"cacheScope":"${CACHE_HINT.cacheScope}",${SERVER_INFO_META}`;
 
@@ -93,16 +88,6 @@ function checkStandardHeaders(route: InboundModernRoute, ctx: ServeContext): Rpc
     );
   }
   return undefined;
-}
-
-/** A tool result as a 2026-07-28 result: upstream members unchanged, plus the required ones. */
-function callResultJson(result: UpstreamCallResult): string {
-  const meta = result._meta;
-  const stamped: Record<string, unknown> = { ...result, resultType: 'complete' };
-  if (meta === undefined || isPlainObject(meta)) {
-    stamped._meta = { [SERVER_INFO_META_KEY]: SERVER_INFO, ...meta };
-  }
-  return JSON.stringify(stamped);
 }
 
 function listenFilter(params: unknown): SubscriptionFilter {
