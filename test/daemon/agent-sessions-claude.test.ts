@@ -13,7 +13,8 @@ import { cleanUp } from '../../core/src/store/store-test-support.js';
 import {
   type AgentDaemon,
   bearerTokensIn,
-  AGENT_POLL,
+  expectRefreshed,
+  installSecondConnector,
   expectBoundAndListed,
   expectClosed,
   startAgentDaemon,
@@ -53,18 +54,8 @@ describe('Claude SDK sessions through tuttid', () => {
     expect((await stat(tap.recorded)).mode & 0o777).toBe(0o600);
     expect(await agents.listStatus(token!)).toBe(200);
 
-    await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
-    const after = await agents.registry();
-    expect(after.names).toContain('second_echo');
-    await expect
-      .poll(async () => {
-        const session = await agents!.session(info.id);
-        return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
-      }, AGENT_POLL)
-      .toEqual({
-        strategy: 'list-changed',
-        listed: { version: after.version, toolCount: after.toolCount },
-      });
+    const after = await installSecondConnector(agents);
+    await expectRefreshed(agents, info, 'list-changed', after);
     // list_changed needs no new binding: the first token is still the session's token.
     expect(await bearerTokensIn(tap.recorded)).toEqual([token]);
 

@@ -14,6 +14,7 @@ import {
   type AgentDaemon,
   bearerTokensIn,
   AGENT_POLL,
+  installSecondConnector,
   expectBoundAndListed,
   expectClosed,
   startAgentDaemon,
@@ -50,8 +51,7 @@ describe('codex sessions through tuttid', () => {
     const [token] = await bearerTokensIn(join(home, 'config.toml'));
     expect(await agents.listStatus(token!)).toBe(200);
 
-    await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
-    expect((await agents.registry()).names).toContain('second_echo');
+    await installSecondConnector(agents);
     await expect
       .poll(async () => (await agents!.session(info.id))?.lastRefresh?.strategy, AGENT_POLL)
       .toBe('reconnect-before-turn');

@@ -14,7 +14,8 @@ import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
 import {
   type AgentDaemon,
   bearerTokensIn,
-  AGENT_POLL,
+  expectRefreshed,
+  installSecondConnector,
   expectBoundAndListed,
   expectClosed,
   startAgentDaemon,
@@ -51,18 +52,8 @@ describe('opencode sessions through tuttid', () => {
     expect((await stat(tap.recorded)).mode & 0o777).toBe(0o600);
     expect(await agents.listStatus(first!)).toBe(200);
 
-    await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
-    const after = await agents.registry();
-    expect(after.names).toContain('second_echo');
-    await expect
-      .poll(async () => {
-        const session = await agents!.session(info.id);
-        return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
-      }, AGENT_POLL)
-      .toEqual({
-        strategy: 'native-reload',
-        listed: { version: after.version, toolCount: after.toolCount },
-      });
+    const after = await installSecondConnector(agents);
+    await expectRefreshed(agents, info, 'native-reload', after);
     const tokens = await bearerTokensIn(tap.recorded);
     expect(tokens).toHaveLength(2);
     const current = tokens[1]!;

@@ -10,6 +10,7 @@ import type { AgentSessionInfo } from '../../core/src/session/index.js';
 import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
 import { isProcessGroupAlive as groupHasLiveMember } from '../../core/src/process/index.js';
+import { writeRelease } from '../../core/src/runtime/test-support.js';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */
@@ -148,6 +149,37 @@ export async function expectBoundAndListed(
   await expect
     .poll(async () => (await agents.session(info.id))?.toolsListed, AGENT_POLL)
     .toEqual({ version: listed.version, toolCount: listed.toolCount });
+}
+
+/**
+ * Installs a second connector (`second`, tool `second_echo`) into the running daemon and
+ * returns the registry after it.
+ */
+export async function installSecondConnector(
+  agents: AgentDaemon,
+): Promise<{ version: number; toolCount: number; names: string[] }> {
+  await agents.install(await writeRelease({ key: 'second', serverArgs: [] }));
+  const after = await agents.registry();
+  expect(after.names).toContain('second_echo');
+  return after;
+}
+
+/**
+ * Waits until the session was refreshed by `strategy` and its agent listed the registry's
+ * tools as they are at `listed`.
+ */
+export async function expectRefreshed(
+  agents: AgentDaemon,
+  info: AgentSessionInfo,
+  strategy: string,
+  listed: { version: number; toolCount: number },
+): Promise<void> {
+  await expect
+    .poll(async () => {
+      const session = await agents.session(info.id);
+      return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
+    }, AGENT_POLL)
+    .toEqual({ strategy, listed: { version: listed.version, toolCount: listed.toolCount } });
 }
 
 /**
