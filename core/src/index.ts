@@ -4,6 +4,7 @@ export * from './errors/index.js';
 export * from './registry/index.js';
 export * from './routes/index.js';
 export * from './process/index.js';
+export * from './events/index.js';
 export * from './upstream/index.js';
 export * from './shims/index.js';
 export * from './skills/index.js';

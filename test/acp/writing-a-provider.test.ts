@@ -1,6 +1,7 @@
 /**
- * The provider of docs/writing-a-provider.md, copied as written into `<home>/plugins`,
- * discovered as a drop-in plugin and used to start and close a session.
+ * The provider of docs/writing-a-provider.md: the doc shows `plugins/example-provider` as it
+ * is, and that file, copied into `<home>/plugins`, is discovered as a drop-in plugin and
+ * used to start and close a session.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,10 @@ import { createTokenService } from '../../core/src/auth/index.js';
 import { createFakeConnector } from '../../core/src/session/test-support/fake-connector.js';
 
 const doc = readFileSync(new URL('../../docs/writing-a-provider.md', import.meta.url), 'utf8');
+const EXAMPLE = readFileSync(
+  new URL('../../plugins/example-provider/my-agent-provider.mjs', import.meta.url),
+  'utf8',
+);
 
 /** The example module between the doc's markers. */
 function exampleSource(): string {
@@ -38,14 +43,23 @@ afterEach(async () => {
 });
 
 describe('docs/writing-a-provider.md', () => {
+  it('shows the example provider of plugins/example-provider as it is, in under 60 lines', () => {
+    expect(exampleSource()).toBe(EXAMPLE);
+    expect(EXAMPLE.trimEnd().split('\n').length).toBeLessThan(60);
+  });
+
   it('walks to a drop-in provider plugin that starts, binds and closes a real agent process', async () => {
     const home = mkdtempSync(join(tmpdir(), 'tutti-home-'));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     mkdirSync(join(home, 'plugins'));
-    writeFileSync(join(home, 'plugins', 'my-agent-provider.mjs'), exampleSource());
+    writeFileSync(join(home, 'plugins', 'my-agent-provider.mjs'), EXAMPLE);
 
     const tokens = createTokenService();
-    const host = new AgentSessionHost({ connector: createFakeConnector(), tokens });
+    const host = new AgentSessionHost({
+      connector: createFakeConnector(),
+      tokens,
+      sessionsDir: home,
+    });
     cleanups.push(() => host.close());
     const results = await discoverAndLoadPlugins(host, { home });
     expect(results).toMatchObject([
@@ -75,5 +89,6 @@ describe('docs/writing-a-provider.md', () => {
     await host.closeSession(info.id);
     expect(processState(pid)).toBeUndefined();
     expect(tokens.verify(token)).toBeUndefined();
+    expect(() => statSync(configFile)).toThrow(/ENOENT/);
   });
 });

@@ -44,9 +44,11 @@ describe('codex sessions through tuttid', () => {
     // `thread/start` connects the thread's MCP servers: initialize, then tools/list.
     await expectBoundAndListed(agents, info, 'codex', before);
 
-    const homes = (await readdir(agents.tmp)).filter((name) => name.startsWith('tutti-codex-'));
+    const sessions = join(agents.daemon.ready.home, 'sessions');
+    const homes = (await readdir(sessions)).filter((name) => name.startsWith('tutti-codex-'));
     expect(homes).toHaveLength(1);
-    const home = join(agents.tmp, homes[0]!);
+    const home = join(sessions, homes[0]!);
+    expect((await stat(home)).mode & 0o777).toBe(0o700);
     expect((await stat(join(home, 'config.toml'))).mode & 0o777).toBe(0o600);
     const [token] = await bearerTokensIn(join(home, 'config.toml'));
     expect(await agents.listStatus(token!)).toBe(200);

@@ -1,6 +1,6 @@
 /**
  * Routes of the control API (documented in docs/control-api.md): connectors, their
- * credentials, agent sessions, the registry debug view and metrics. Every change to the
+ * credentials, the registry debug view and metrics (sessions: `session-routes.ts`). Every change to the
  * store is followed by a reconcile, so a 2xx answer means the runtime already acted on it.
  */
 import { isAbsolute } from 'node:path';
@@ -10,7 +10,7 @@ import { TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
 import type { RouteRegistryApi } from '../routes/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
-import type { AgentSessionHost } from '../session/index.js';
+import type { EventHub } from '../events/index.js';
 import type { ConnectorStore } from '../store/index.js';
 import { availableConnectors } from './available.js';
 import { parseBody } from './control-app.js';
@@ -22,7 +22,7 @@ export interface ControlContext {
   readonly registry: ConnectorMCPRegistryApi;
   readonly routes: RouteRegistryApi;
   readonly runtime: ConnectorRuntime;
-  readonly host: AgentSessionHost;
+  readonly events: EventHub;
   readonly metrics: Metrics;
   /** Reconciles and refreshes the metrics. */
   reconcile(): Promise<void>;
@@ -30,40 +30,13 @@ export interface ControlContext {
 
 const installBody = z.object({ path: z.string().min(1).refine(isAbsolute, 'must be absolute') });
 const credentialBody = z.object({ secret: z.string().min(1).max(16_384) }).strict();
-const env = z.record(z.string(), z.string());
-const sessionBody = z
-  .object({
-    workspaceId: z.string().min(1).max(200),
-    agentSessionId: z.string().min(1).max(200).optional(),
-    cwd: z.string().min(1).refine(isAbsolute, 'must be absolute'),
-    provider: z.string().min(1).max(100).optional(),
-    env: env.optional(),
-    launch: z
-      .object({
-        command: z.string().min(1).optional(),
-        args: z.array(z.string()).optional(),
-        env: env.optional(),
-      })
-      .strict()
-      .optional(),
-    load: z
-      .object({ providerSessionId: z.string().min(1) })
-      .strict()
-      .optional(),
-    resume: z
-      .object({ providerSessionId: z.string().min(1) })
-      .strict()
-      .optional(),
-  })
-  .strict();
-
 function keyParam(params: unknown): string {
   return (params as { key: string }).key;
 }
 
 /** Adds every route to `app`. */
 export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext): void {
-  const { store, runtime, host } = ctx;
+  const { store, runtime, events } = ctx;
 
   app.get('/v1/connectors', async () => {
     const statuses = new Map(runtime.status().map((status) => [status.key, status]));
@@ -87,8 +60,17 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
 
   app.post('/v1/connectors/install', async (request) => {
     const { path } = parseBody(installBody, request.body);
+    const before = new Set(store.installed().map((connector) => connector.key));
     const installed = await store.install(path);
     await ctx.reconcile();
+    if (installed.changed) {
+      events.publish({
+        type: before.has(installed.key) ? 'connector.upgraded' : 'connector.installed',
+        key: installed.key,
+        version: installed.manifest.version,
+        revision: installed.revision,
+      });
+    }
     return {
       key: installed.key,
       version: installed.manifest.version,
@@ -127,45 +109,6 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     return { ...change, authReady: await store.authReady(key) };
   });
 
-  app.post('/v1/sessions', async (request) => {
-    const body = parseBody(sessionBody, request.body);
-    const base = {
-      workspaceId: body.workspaceId,
-      cwd: body.cwd,
-      ...(body.env && { env: body.env }),
-      ...(body.agentSessionId && { agentSessionId: body.agentSessionId }),
-    };
-    if (!body.provider) {
-      const prepared = await host.prepareOnly({
-        ...base,
-        provider: 'external',
-        capabilities: { httpMcp: true },
-      });
-      return { session: sessionInfo(host, prepared.agentSessionId), runtime: prepared.runtime };
-    }
-    const request_ = {
-      ...base,
-      provider: body.provider,
-      ...(body.launch && { launch: body.launch }),
-    };
-    const info = body.load
-      ? await host.loadSession(request_, body.load.providerSessionId)
-      : body.resume
-        ? await host.resumeSession(request_, body.resume.providerSessionId)
-        : await host.createSession(request_);
-    return { session: info };
-  });
-
-  app.get('/v1/sessions', async () => ({ sessions: host.listSessions() }));
-
-  app.delete('/v1/sessions/:id', async (request) => {
-    const id = (request.params as { id: string }).id;
-    await host.closeSession(id);
-    return { closed: id };
-  });
-
-  app.get('/v1/providers', async () => ({ providers: host.listProviders() }));
-
   app.get('/debug/registry', async () => ({
     registry: ctx.registry.debugSnapshot(),
     connectors: runtime.status(),
@@ -176,8 +119,4 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     reply.type('text/plain; version=0.0.4');
     return ctx.metrics.render();
   });
-}
-
-function sessionInfo(host: AgentSessionHost, id: string) {
-  return host.listSessions().find((session) => session.id === id) ?? { id };
 }

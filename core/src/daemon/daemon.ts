@@ -10,9 +10,14 @@ import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
 import { createTokenService } from '../auth/index.js';
 import { TuttiError } from '../errors/index.js';
+import { createEventHub, type EventHub } from '../events/index.js';
 import { renderGuidance } from '../guidance/index.js';
 import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '../plugins/index.js';
-import { createProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
+import {
+  createProcessSupervisor,
+  type ProcessSupervisor,
+  SecretRedactor,
+} from '../process/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
 import { createRouteRegistry } from '../routes/index.js';
 import {
@@ -21,11 +26,14 @@ import {
   type ConnectorRuntime,
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
-import { AgentSessionHost } from '../session/index.js';
+import { AgentSessionHost, currentSessionId } from '../session/index.js';
 import { openStore, type ConnectorStore } from '../store/index.js';
 import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlRoutes } from './control-routes.js';
+import { connectorEventOf } from './connector-events.js';
+import { registerEventsRoute } from './events-route.js';
+import { registerSessionRoutes } from './session-routes.js';
 import {
   type DaemonInfo,
   removeDaemonFile,
@@ -69,6 +77,13 @@ export interface Daemon {
   readonly store: ConnectorStore;
   readonly runtime: ConnectorRuntime;
   readonly supervisor: ProcessSupervisor;
+  readonly sessions: AgentSessionHost;
+  readonly events: EventHub;
+  /**
+   * The last line of defence against an error nobody handled: when it escaped the code of
+   * an agent session, that session is ended and true is returned (the daemon stays up).
+   */
+  absorbEscapedError(error: unknown): boolean;
   /** Stops everything in order; idempotent. */
   close(): Promise<void>;
 }
@@ -100,6 +115,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const routes = createRouteRegistry();
     const tokens = createTokenService();
     cleanups.push(async () => tokens.revokeAll());
+    const events = createEventHub();
+    cleanups.push(async () => events.close());
+    const redactor = new SecretRedactor();
     const metrics = new Metrics();
     const binDir = join(home, 'bin');
     // Set below; the server answers no agent before a session exists.
@@ -124,6 +142,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       binDir,
       logger,
       supervisor,
+      onEvent: (event) => {
+        const published = connectorEventOf(event);
+        if (published) events.publish(published);
+      },
       startTimeoutMs: options.startTimeoutMs,
       ...(options.backoff && { backoff: options.backoff }),
       counters: {
@@ -142,6 +164,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       registry,
       listChangedDelivered: true,
       processes: supervisor,
+      sessionsDir: join(home, 'sessions'),
+      events,
+      redactor,
+      onProblem: (session, message) =>
+        logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
       guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
     });
     cleanups.push(() => host.close());
@@ -160,6 +187,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     cleanups.push(async () => registry.onListChanged(refreshMetrics)());
     registry.onListChanged(refreshMetrics);
+    registry.onListChanged((snapshot) =>
+      events.publish({
+        type: 'tools.changed',
+        version: snapshot.version,
+        toolCount: snapshot.tools.length,
+      }),
+    );
     const reconcile = async () => {
       await runtime.reconcile();
       refreshMetrics();
@@ -172,9 +206,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
 
     const controlToken = randomBytes(32).toString('base64url');
+    redactor.add(controlToken);
     let controlPort = 0;
     const app = buildControlApp({ controlToken, port: () => controlPort, logger });
-    registerControlRoutes(app, { store, registry, routes, runtime, host, metrics, reconcile });
+    registerControlRoutes(app, { store, registry, routes, runtime, events, metrics, reconcile });
+    registerSessionRoutes(app, host);
+    registerEventsRoute(app, events);
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
     cleanups.push(() => app.close());
     const address = app.server.address();
@@ -194,6 +231,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       store,
       runtime,
       supervisor,
+      sessions: host,
+      events,
+      absorbEscapedError(error) {
+        const session = currentSessionId();
+        if (session === undefined || !host) return false;
+        logger.error(
+          { session, err: { message: (error as Error)?.message, stack: (error as Error)?.stack } },
+          'an error escaped the code of an agent session: the session is ended, the daemon stays up',
+        );
+        void host.failSession(session, error);
+        return true;
+      },
       close: closeAll,
     };
   } catch (error) {

@@ -251,6 +251,10 @@ export const ERROR_CODES = Object.freeze({
     message: 'Plugin "{plugin}" failed in hook "{hook}": {reason}. Fix or remove the plugin.',
     status: 500,
   },
+  TUTTI_ERR_PLUGIN_INVALID_PROVIDER: {
+    message: 'Provider "{provider}" is not valid: {reason}. Fix its plugin; it was not registered.',
+    status: 500,
+  },
   TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER: {
     message:
       'Provider "{provider}" is already registered: rename one of the providers; the second registration was refused.',
@@ -281,7 +285,31 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_SESSION_EXISTS: {
     message:
-      'Agent session "{session}" is already live on this host: close it first or use another id.',
+      'Agent session "{session}" is already live on this host: close it first or use another id (a daemon-driven session is rebound only through its own resume).',
+    status: 409,
+  },
+  TUTTI_ERR_SESSION_LIMIT: {
+    message:
+      'The daemon already holds {max} agent sessions: close one (DELETE /v1/sessions/<id>) or raise the limit.',
+    status: 429,
+  },
+  TUTTI_ERR_SESSION_NO_PROJECTION: {
+    message:
+      'Provider "{provider}" has no "{hook}" projection tap: its plugin must tap that hook for its own name.',
+    status: 500,
+  },
+  TUTTI_ERR_SESSION_DECLARATION_NEEDED: {
+    message:
+      'Provider "{provider}" learns what the agent supports from its handshake: pass the agent\'s answer as agentCapabilities (ACP initialize: agentCapabilities).',
+    status: 400,
+  },
+  TUTTI_ERR_SESSION_NOT_HOST_DRIVEN: {
+    message:
+      'Agent session "{session}" is not driven by its host, so it has no projection to fetch: the daemon drives it.',
+    status: 409,
+  },
+  TUTTI_ERR_SESSION_NOT_LIVE: {
+    message: 'Agent session "{session}" is {status}, not live: start, load or resume a session.',
     status: 409,
   },
   TUTTI_ERR_SESSION_START_FAILED: {
@@ -300,7 +328,12 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_PROVIDER_AGENT_EXITED: {
     message:
-      'The agent of provider "{provider}" exited ({reason}) before answering "{method}": check the agent\'s stderr.',
+      'The agent of provider "{provider}" {what} during "{method}".{stderr} Check the agent command, its environment and its log.',
+    status: 502,
+  },
+  TUTTI_ERR_PROVIDER_AGENT_MISBEHAVED: {
+    message:
+      'The agent of provider "{provider}" {what} during "{method}" and was stopped.{stderr} Check that the command is the agent speaking this protocol.',
     status: 502,
   },
   TUTTI_ERR_PROVIDER_REQUEST_FAILED: {
@@ -310,7 +343,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_PROVIDER_BINDING_DROPPED: {
     message:
-      'A "{hook}" tap removed the connector binding from the "{method}" params of agent session "{session}": keep mcpServers. Fix or remove that plugin.',
+      'Tap "{plugin}" of hook "{hook}" removed or changed the connector binding in the params of provider "{provider}" for agent session "{session}": keep the binding as projected. Fix or remove that plugin.',
     status: 500,
   },
   TUTTI_ERR_PROVIDER_USER_CONFIG_INVALID: {

@@ -30,17 +30,19 @@ function providerPlugin(plugin: string, provider: string): string {
 export default {
   name: '${plugin}',
   version: '1.0.0',
-  capabilities: { httpMcp: true },
   apply(host) {
+    host.hooks.sessionNew
+      .for('${provider}')
+      .tapPromise({ name: '${plugin}', stage: -1000 }, async (_params, runtime) => ({
+        mcpServers: runtime.mcpServers,
+      }));
     host.registerProvider({
       name: '${provider}',
-      capabilities: { httpMcp: true },
-      async newSession(context) {
-        const runtime = await context.prepare({ httpMcp: true });
-        const params = await context.hooks.sessionNew.promise(
-          { mcpServers: runtime.mcpServers }, runtime, context.session);
+      flags: { httpMcp: true, listChanged: false },
+      bindingsIn: (params) => params.mcpServers,
+      async newSession({ params }) {
         (globalThis.__tuttiSent ??= []).push(params);
-        return { providerSessionId: 'p-1', connector: 'bound', close: async () => {} };
+        return { providerSessionId: 'p-1' };
       },
     });
   },
@@ -65,9 +67,7 @@ describe('loadPlugins', () => {
       pluginFile(providerPlugin('good', 'good-agent')),
       pluginFile(`throw new Error('boom at import');`),
       pluginFile(`export default { name: 'half' };`),
-      pluginFile(
-        `export default { name: 'bad-caps', version: '1.0.0', capabilities: { teleport: true }, apply() {} };`,
-      ),
+      pluginFile(`export default { name: 'Bad Name!', version: '1.0.0', apply() {} };`),
       pluginFile(providerPlugin('good', 'other-agent')),
       {
         source: 'drop-in',
@@ -86,7 +86,7 @@ describe('loadPlugins', () => {
     expect(results[0]).toMatchObject({ name: 'good', version: '1.0.0', providers: ['good-agent'] });
     expect(results[1]!.error!.message).toContain('boom at import');
     expect(results[2]!.error!.message).toMatch(/version|apply/);
-    expect(results[3]!.error!.message).toContain('teleport');
+    expect(results[3]!.error!.message).toContain('package-style name');
     expect(host.listProviders().map((provider) => provider.name)).toEqual(['good-agent']);
   });
 
@@ -99,8 +99,8 @@ export default {
   name: 'breaks-late',
   version: '0.1.0',
   apply(host) {
-    host.hooks.sessionNew.tapPromise('breaks-late', async (params) => ({ ...params, tainted: true }));
-    host.registerProvider({ name: 'late-agent', capabilities: {}, newSession: async () => { throw new Error('never'); } });
+    host.hooks.sessionNew.for('base-agent').tapPromise('breaks-late', async (params) => ({ ...params, tainted: true }));
+    host.registerProvider({ name: 'late-agent', flags: { httpMcp: false, listChanged: false }, bindingsIn: () => [], newSession: async () => { throw new Error('never'); } });
     throw new Error('config missing');
   },
 };`),
@@ -135,7 +135,7 @@ export default {
   name: 'throws-in-tap',
   version: '2.0.0',
   apply(host) {
-    host.hooks.sessionNew.tapPromise('anything', async () => { throw new Error('tap exploded'); });
+    host.hooks.sessionNew.for('tapped-agent').tapPromise('anything', async () => { throw new Error('tap exploded'); });
   },
 };`),
     ]);
@@ -145,7 +145,7 @@ export default {
     expect(error).toMatchObject({
       code: 'TUTTI_ERR_PLUGIN_HOOK_FAILED',
       message:
-        'Plugin "throws-in-tap" failed in hook "sessionNew": tap exploded. Fix or remove the plugin.',
+        'Plugin "throws-in-tap" failed in hook "sessionNew.tapped-agent": tap exploded. Fix or remove the plugin.',
     });
     expect(host.listSessions()).toEqual([]);
   });
@@ -168,6 +168,23 @@ export default {
       host.createSession({ provider: 'carrier-agent', workspaceId: 'ws', cwd: '/w' }),
     ).rejects.toMatchObject({ code: 'TUTTI_ERR_SESSION_BINDING_DROPPED' });
     expect(sent()).toHaveLength(before);
+  });
+
+  it('refuses a provider whose flags are not valid, naming the flag', async () => {
+    const host = newHost();
+    const [result] = await loadPlugins(host, [
+      pluginFile(`
+export default {
+  name: 'odd-flags',
+  version: '1.0.0',
+  apply(host) {
+    host.registerProvider({ name: 'odd-agent', flags: { httpMcp: 'yes' }, bindingsIn: () => [], newSession: async () => ({ providerSessionId: 'x' }) });
+  },
+};`),
+    ]);
+    expect(result).toMatchObject({ status: 'failed', providers: [] });
+    expect(result!.error!.message).toContain('Provider "odd-agent" is not valid: flags: httpMcp');
+    expect(host.listProviders()).toEqual([]);
   });
 
   it('applies an inline plugin object the same way', async () => {

@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { isTuttiError, TuttiError } from '../errors/index.js';
-import type { AgentProvider } from '../session/types.js';
+import type { AgentProvider } from '../session/provider-contract.js';
 import type { DiscoverOptions, PluginCandidate, PluginSource } from './discover-plugins.js';
 import { discoverPlugins } from './discover-plugins.js';
 import { type PluginHost, tuttiPluginSchema, type TuttiPlugin } from './plugin-contract.js';
@@ -93,7 +93,7 @@ export async function applyPlugin(
   const scoped: PluginHost = Object.freeze({
     hooks: host.hooks,
     registerProvider: (provider: AgentProvider) => {
-      staged.push(provider);
+      staged.push(provider as AgentProvider);
     },
   });
   try {

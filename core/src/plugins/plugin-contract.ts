@@ -1,17 +1,18 @@
 /**
- * The plugin contract: `{ name, version, capabilities?, apply(host) }`, validated with zod
- * before `apply` runs. A provider plugin registers its providers on the host in `apply`.
+ * The plugin contract: `{ name, version, apply(host) }`, validated with zod before `apply`
+ * runs. A provider plugin registers its providers on the host and taps their hooks in
+ * `apply`; what a provider can do is said by the provider itself, never by its plugin.
  */
 import { z } from 'zod';
-import { type ProviderCapabilities, providerCapabilitiesSchema } from '../contracts/index.js';
 import type { SessionHooks } from '../session/hooks.js';
-import type { AgentProvider } from '../session/types.js';
+import type { AgentProvider } from '../session/provider-contract.js';
 
 /** What a plugin's `apply` receives: the hook table and provider registration. */
 export interface PluginHost {
   readonly hooks: SessionHooks;
   /** Adds a provider; refused when the name is taken. */
-  registerProvider(provider: AgentProvider): void;
+  // biome-ignore lint/suspicious/noExplicitAny: any provider's params and state
+  registerProvider(provider: AgentProvider<string, any>): void;
 }
 
 /** A tutti plugin. */
@@ -20,8 +21,6 @@ export interface TuttiPlugin {
   readonly name: string;
   /** Semver of the plugin. */
   readonly version: string;
-  /** What the plugin's providers can do (validated; undeclared means false). */
-  readonly capabilities?: Partial<ProviderCapabilities>;
   /** Taps hooks and registers providers. May be async. */
   apply(host: PluginHost): void | Promise<void>;
 }
@@ -34,7 +33,6 @@ export const tuttiPluginSchema = z.looseObject({
     .max(214)
     .regex(/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i, 'use a package-style name'),
   version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][\w.+-]*)?$/, 'use a semver version'),
-  capabilities: providerCapabilitiesSchema.partial().strict().optional(),
   apply: z.custom<TuttiPlugin['apply']>((value) => typeof value === 'function', {
     message: 'apply must be a function',
   }),
@@ -45,15 +43,5 @@ export const tuttiPluginSchema = z.looseObject({
  * @example export default definePlugin({ name: 'audit', version: '1.0.0', apply(host) {} });
  */
 export function definePlugin<T extends TuttiPlugin>(plugin: T): T {
-  return plugin;
-}
-
-/**
- * Typed identity helper for a provider plugin (a plugin whose `apply` registers providers).
- * @example export default defineProvider({ name: 'x', version: '1.0.0', capabilities: { httpMcp: true }, apply(host) { host.registerProvider(provider); } });
- */
-export function defineProvider<
-  T extends TuttiPlugin & { capabilities: Partial<ProviderCapabilities> },
->(plugin: T): T {
   return plugin;
 }

@@ -4,7 +4,7 @@
  * skipped as a whole. One guard per hook table, kept in a WeakMap.
  */
 import { isTuttiError, TuttiError } from '../errors/index.js';
-import type { SessionHooks } from '../session/hooks.js';
+import { type SessionHooks, visitHooks } from '../session/hooks.js';
 
 interface Guard {
   /** The plugin whose `apply` is running; taps registered meanwhile belong to it. */
@@ -50,16 +50,16 @@ function guardOf(hooks: SessionHooks): Guard {
   const guard = guards.get(hooks);
   if (guard) return guard;
   const created: Guard = { owner: undefined, disabled: new Set() };
-  for (const [hookName, hook] of Object.entries(hooks)) {
+  visitHooks(hooks, (hook, hookName) => {
     const waterfall = hook.constructor.name.includes('Waterfall');
     hook.intercept({
-      register: (tap) => {
+      register: (tap: TapInfo) => {
         const owner = created.owner;
         if (owner === undefined) return tap;
-        return { ...tap, fn: wrapTap(tap as TapInfo, owner, hookName, waterfall, created) };
+        return { ...tap, fn: wrapTap(tap, owner, hookName, waterfall, created) };
       },
     });
-  }
+  });
   guards.set(hooks, created);
   return created;
 }

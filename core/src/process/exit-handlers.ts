@@ -15,6 +15,12 @@ export interface ExitHandlerOptions {
   exitOnSignal?: boolean;
   /** Called after a signal's cleanup, before exiting (e.g. to close servers). */
   onSignal?: (signal: NodeJS.Signals) => void | Promise<void>;
+  /**
+   * Decides about an error nothing handled (uncaught, or a rejection nobody awaited): true
+   * when it was absorbed and the process goes on. Otherwise it is printed, every group is
+   * signalled and the process exits 1. Without it, Node's own crash handling stays.
+   */
+  absorb?: (error: unknown) => boolean;
 }
 
 /**
@@ -43,15 +49,31 @@ export function installExitHandlers(
   };
   const onFatal = () => supervisor.signalAllSync('SIGTERM');
   const onExit = () => supervisor.signalAllSync('SIGTERM');
+  const absorb = options.absorb;
+  const onEscaped = (error: unknown) => {
+    if (absorb?.(error)) return;
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    supervisor.signalAllSync('SIGTERM');
+    process.exit(1);
+  };
 
   for (const signal of signals) process.on(signal, onSignal);
-  // The monitor event observes a fatal error without replacing Node's own crash handling.
-  process.on('uncaughtExceptionMonitor', onFatal);
+  if (absorb) {
+    process.on('uncaughtException', onEscaped);
+    process.on('unhandledRejection', onEscaped);
+  } else {
+    // The monitor event observes a fatal error without replacing Node's own crash handling.
+    process.on('uncaughtExceptionMonitor', onFatal);
+  }
   process.on('exit', onExit);
 
   return () => {
     for (const signal of signals) process.off(signal, onSignal);
     process.off('uncaughtExceptionMonitor', onFatal);
+    process.off('uncaughtException', onEscaped);
+    process.off('unhandledRejection', onEscaped);
     process.off('exit', onExit);
   };
 }

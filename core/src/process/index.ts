@@ -7,3 +7,6 @@ export * from './spawn-detached.js';
 export * from './stderr-tail.js';
 export * from './supervisor.js';
 export * from './tracked-group.js';
+export * from './agent-process.js';
+export * from './inherited-env.js';
+export * from './secret-redactor.js';

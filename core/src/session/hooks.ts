@@ -1,12 +1,22 @@
 /**
- * The one hook table of the agent session life cycle (tapable). `docs/hooks.md` documents
+ * The one hook table of the agent session life cycle (tapable). The projection and refresh
+ * hooks are keyed by provider name (`HookMap`, as webpack gives each compilation its own
+ * hooks): a provider taps its own projection and refresh fallbacks, and any plugin tapping
+ * the same provider's hooks sees that provider's real params. `docs/hooks.md` documents
  * exactly these hooks; a test keeps the two in step.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
 import type { MCPServerBinding, PreparedRuntime } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
-import type { ProviderParams, ProviderSession, SessionContext } from './types.js';
+import type { LiveSession } from './provider-contract.js';
+import type {
+  ParamsOf,
+  ProviderParams,
+  SessionContext,
+  SessionHookContext,
+  SessionOperation,
+} from './session-types.js';
 
 /** Extra argument of `prepare` taps: the session and its authoritative bindings. */
 export interface PrepareContext {
@@ -15,17 +25,26 @@ export interface PrepareContext {
   readonly bindings: readonly MCPServerBinding[];
 }
 
+/** A fresh projection of a live session: a new token, current skill roots, final params. */
+export interface Reprojection<P = ProviderParams> {
+  readonly runtime: PreparedRuntime;
+  readonly params: P;
+}
+
 /** Argument of `toolsListChanged` taps: one live session to bring up to date. */
-export interface RefreshContext {
-  readonly session: SessionContext;
-  /** The provider's handle on the live session. */
-  readonly handle: ProviderSession;
+export interface RefreshContext<P = ProviderParams> {
+  readonly session: SessionHookContext;
+  /** The provider's handle on the live session (for a host-driven session: the host's). */
+  readonly handle: LiveSession<P>;
   /** Version of the tools snapshot that changed. */
   readonly version: number;
   /** True when the connector server delivers `notifications/tools/list_changed` to agents. */
   readonly listChangedDelivered: boolean;
-  /** Re-prepares the session (a fresh token, current skill roots) for a reload. */
-  rebind(): Promise<PreparedRuntime>;
+  /**
+   * Prepares the session again (a fresh token, which revokes the old one) and runs the
+   * projection hooks of `operation`; call it only when the agent can take the result.
+   */
+  reproject(operation: SessionOperation): Promise<Reprojection<P>>;
 }
 
 /** Names of the standard refresh strategies, in the order they are tried. */
@@ -44,37 +63,78 @@ export const REFRESH_STAGES = Object.freeze({
   resumeOrRestart: 300,
 } as const);
 
+/** Stage of a provider's own projection tap: before every other tap of its hook. */
+export const PROJECTION_STAGE = -1000;
+
+/** A projection hook of one provider. */
+export type ProjectionHook<P = ProviderParams> = AsyncSeriesWaterfallHook<
+  [P, PreparedRuntime, SessionHookContext]
+>;
+/** The refresh chain of one provider. */
+export type RefreshHook<P = ProviderParams> = AsyncSeriesBailHook<
+  [RefreshContext<P>],
+  string | undefined
+>;
+
+/** A visitor of every hook of a table, per-provider hooks included when they are created. */
+type HookVisitor = (hook: { intercept(interceptor: object): void }, name: string) => void;
+
+/** Per table: its visitors and the per-provider hooks created so far. */
+const registries = new WeakMap<
+  object,
+  { visitors: HookVisitor[]; created: [{ intercept(interceptor: object): void }, string][] }
+>();
+
 /** Creates the frozen hook table of one session host. */
 export function createSessionHooks() {
+  const registry = {
+    visitors: [] as HookVisitor[],
+    created: [] as [{ intercept(interceptor: object): void }, string][],
+  };
+  const keyed = <H extends { intercept(interceptor: object): void }>(
+    name: string,
+    create: (key: string) => H,
+  ) =>
+    new HookMap<H>((key: string) => {
+      const hook = create(key);
+      registry.created.push([hook, `${name}.${key}`]);
+      for (const visit of registry.visitors) visit(hook, `${name}.${key}`);
+      return hook;
+    }, name);
+  const projection = (name: string) =>
+    keyed(
+      name,
+      (key) =>
+        new AsyncSeriesWaterfallHook<[ProviderParams, PreparedRuntime, SessionHookContext]>(
+          ['params', 'runtime', 'session'],
+          `${name}.${key}`,
+        ),
+    );
   const hooks = Object.freeze({
     /** Transforms the prepared runtime; every tap's result must keep `mcpServers` as given. */
     prepare: new AsyncSeriesWaterfallHook<[PreparedRuntime, PrepareContext]>(
       ['runtime', 'context'],
       'prepare',
     ),
-    /** Transforms a provider's `session/new` params before they are sent. */
-    sessionNew: new AsyncSeriesWaterfallHook<[ProviderParams, PreparedRuntime, SessionContext]>(
-      ['params', 'runtime', 'session'],
-      'sessionNew',
-    ),
-    /** Transforms a provider's `session/load` params before they are sent. */
-    sessionLoad: new AsyncSeriesWaterfallHook<[ProviderParams, PreparedRuntime, SessionContext]>(
-      ['params', 'runtime', 'session'],
-      'sessionLoad',
-    ),
-    /** Transforms a provider's `session/resume` params before they are sent. */
-    sessionResume: new AsyncSeriesWaterfallHook<[ProviderParams, PreparedRuntime, SessionContext]>(
-      ['params', 'runtime', 'session'],
-      'sessionResume',
-    ),
-    /** Refresh chain after `notifications/tools/list_changed`: the first strategy name wins. */
-    toolsListChanged: new AsyncSeriesBailHook<[RefreshContext], string | undefined>(
-      ['refresh'],
+    /** Per provider: projects the runtime into that provider's `session/new` params. */
+    sessionNew: projection('sessionNew'),
+    /** Per provider: projects the runtime into that provider's `session/load` params. */
+    sessionLoad: projection('sessionLoad'),
+    /** Per provider: projects the runtime into that provider's `session/resume` params. */
+    sessionResume: projection('sessionResume'),
+    /** Per provider: refresh chain after a tools change; the first strategy name wins. */
+    toolsListChanged: keyed(
       'toolsListChanged',
+      (key) =>
+        new AsyncSeriesBailHook<[RefreshContext], string | undefined>(
+          ['refresh'],
+          `toolsListChanged.${key}`,
+        ),
     ),
     /** Runs after a session closed and its token was revoked. */
     sessionClose: new AsyncSeriesHook<[SessionContext]>(['session'], 'sessionClose'),
   });
+  registries.set(hooks, registry);
   hooks.prepare.intercept({ register: guardBindings });
   return hooks;
 }
@@ -85,12 +145,65 @@ export type SessionHooks = ReturnType<typeof createSessionHooks>;
 /** Name of each hook. */
 export type SessionHookName = keyof SessionHooks;
 
+/** The hooks of one provider, typed with that provider's params. */
+export interface ProviderHooks<P> {
+  readonly sessionNew: ProjectionHook<P>;
+  readonly sessionLoad: ProjectionHook<P>;
+  readonly sessionResume: ProjectionHook<P>;
+  readonly toolsListChanged: RefreshHook<P>;
+}
+
+/**
+ * The hooks keyed by `provider`, typed with its params from `ProviderParamsMap`.
+ * @example providerHooks(host.hooks, 'codex').sessionNew.tapPromise('Audit', async (config) => config);
+ */
+export function providerHooks<N extends string>(
+  hooks: SessionHooks,
+  provider: N,
+): ProviderHooks<ParamsOf<N>> {
+  return {
+    sessionNew: hooks.sessionNew.for(provider),
+    sessionLoad: hooks.sessionLoad.for(provider),
+    sessionResume: hooks.sessionResume.for(provider),
+    toolsListChanged: hooks.toolsListChanged.for(provider),
+  } as unknown as ProviderHooks<ParamsOf<N>>;
+}
+
+/** The projection hook of `operation` for `provider`. */
+export function projectionHook(
+  hooks: SessionHooks,
+  provider: string,
+  operation: SessionOperation,
+): ProjectionHook {
+  const map =
+    operation === 'new'
+      ? hooks.sessionNew
+      : operation === 'load'
+        ? hooks.sessionLoad
+        : hooks.sessionResume;
+  return map.for(provider);
+}
+
+/**
+ * Calls `visit` for every plain hook of the table now, and for every per-provider hook now
+ * and whenever one is created later (e.g. to intercept the taps of a plugin).
+ */
+export function visitHooks(hooks: SessionHooks, visit: HookVisitor): void {
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (!(hook instanceof HookMap)) visit(hook, name);
+  }
+  const registry = registries.get(hooks);
+  if (!registry) return;
+  for (const [hook, name] of registry.created) visit(hook, name);
+  registry.visitors.push(visit);
+}
+
 /** What a tap's return does, per hook: the source of the last column of `docs/hooks.md`. */
 export const HOOK_TAP_RETURNS: Readonly<Record<SessionHookName, string>> = Object.freeze({
   prepare: 'the runtime for the next tap; mcpServers must be returned unchanged',
-  sessionNew: 'the params for the next tap; the last result is sent',
-  sessionLoad: 'the params for the next tap; the last result is sent',
-  sessionResume: 'the params for the next tap; the last result is sent',
+  sessionNew: "the provider's params for the next tap; the last result is checked and used",
+  sessionLoad: "the provider's params for the next tap; the last result is checked and used",
+  sessionResume: "the provider's params for the next tap; the last result is checked and used",
   toolsListChanged: 'a strategy name ends the chain and is recorded; undefined passes on',
   sessionClose: 'ignored',
 });

@@ -1,19 +1,24 @@
-/** Requests and results of the agent session host (see `host.ts`). */
-import type { ProviderCapabilities } from '../contracts/index.js';
+/** Requests, results and options of the agent session host (see `host.ts`). */
+import type { PreparedRuntime, ProviderFlags } from '../contracts/index.js';
+import type { TuttiEventBody } from '../events/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
+import type { SecretRedactor } from '../process/secret-redactor.js';
 import type { ListChangedListener } from '../registry/types.js';
 import type { SessionHooks } from './hooks.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
 import type {
-  AgentProbe,
   ConnectorRuntimePort,
   LaunchOptions,
+  ProviderParams,
   SessionContext,
   SessionTokenService,
-} from './types.js';
+} from './session-types.js';
 
 /** Where an agent session is in its life. */
 export type AgentSessionStatus = 'starting' | 'ready' | 'prepared' | 'needs-restart' | 'exited';
+
+/** Who drives the agent: the daemon spawned it, or the host did from a projection. */
+export type SessionMode = 'daemon' | 'host';
 
 /** Outcome of one refresh of one session. */
 export interface RefreshRecord {
@@ -24,11 +29,22 @@ export interface RefreshRecord {
   readonly error?: string;
 }
 
+/** How a session's agent ended, when it ended on its own. Holds no secret. */
+export interface SessionExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** e.g. `exit code 1`. */
+  readonly description: string;
+  /** The agent's last stderr lines, known secrets redacted. */
+  readonly stderr: readonly string[];
+}
+
 /** A session as `listSessions()` shows it. Holds no secrets. */
 export interface AgentSessionInfo {
   readonly id: string;
   readonly workspaceId: string;
   readonly provider: string;
+  readonly mode: SessionMode;
   readonly providerSessionId?: string;
   readonly status: AgentSessionStatus;
   /** `bound`: the agent got the connector binding; `plain`: it did not; `none`: not prepared yet. */
@@ -37,6 +53,10 @@ export interface AgentSessionInfo {
   readonly lastRefresh?: RefreshRecord;
   /** The last `tools/list` the agent's MCP client got answered with this session's token. */
   readonly toolsListed?: ToolsListedRecord;
+  /** Why the session ended or needs a restart. */
+  readonly reason?: string;
+  /** How its agent ended, when it ended on its own. */
+  readonly exit?: SessionExit;
 }
 
 /** A `tools/list` served to a session's agent: the snapshot version and its tool count. */
@@ -50,14 +70,34 @@ export interface StartSessionRequest {
   readonly provider: string;
   readonly workspaceId: string;
   readonly cwd: string;
-  /** Base environment of the agent; the daemon's own env is not copied. */
+  /** Environment over the daemon's own (minus its control variables and nesting guards). */
   readonly env?: Readonly<Record<string, string>>;
   readonly launch?: LaunchOptions;
   /** Reuse an id (e.g. when resuming after a daemon restart); default a random UUID. */
   readonly agentSessionId?: string;
 }
 
-/** What the prepare-only form needs: for hosts that spawn the agent themselves. */
+/** A provider's projection for a host that spawns the agent itself. */
+export interface PreparedProjection {
+  /** The provider's final params (ACP session params, a Codex config table, SDK options). */
+  readonly params: ProviderParams;
+  /** Environment to start the agent with, on top of `runtime.env`. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** What the host-driven form of one provider needs. */
+export interface PrepareSessionRequest {
+  readonly provider: string;
+  readonly workspaceId: string;
+  readonly cwd: string;
+  /** The agent's environment as the host will start it (the daemon's own is not copied). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly agentSessionId?: string;
+  /** What the agent declared in its handshake (ACP `agentCapabilities`), for kinds with one. */
+  readonly agentCapabilities?: Readonly<Record<string, unknown>>;
+}
+
+/** What the provider-neutral prepare-only form needs. */
 export interface PrepareOnlyRequest {
   readonly workspaceId: string;
   readonly cwd: string;
@@ -65,9 +105,15 @@ export interface PrepareOnlyRequest {
   readonly agentSessionId?: string;
   /** Name recorded for the session (no provider is looked up). */
   readonly provider: string;
-  readonly capabilities: Partial<ProviderCapabilities>;
-  /** What the agent declared; default `{ httpMcp: capabilities.httpMcp }`. */
-  readonly probe?: AgentProbe;
+  readonly flags: ProviderFlags;
+}
+
+/** Result of the prepare forms. */
+export interface PreparedSession {
+  readonly agentSessionId: string;
+  readonly runtime: PreparedRuntime;
+  /** Absent for the provider-neutral form. */
+  readonly projection?: PreparedProjection;
 }
 
 /** Options of {@link AgentSessionHost}. */
@@ -81,6 +127,18 @@ export interface AgentSessionHostOptions {
   /** True when the connector server pushes `tools/list_changed` to agent MCP clients. */
   readonly listChangedDelivered?: boolean;
   readonly onPlain?: (session: SessionContext, reason: PlainReason, cause?: unknown) => void;
-  /** Supervisor handed to providers, so agent process groups die with the daemon. */
+  /** Supervisor of agent processes, so their groups die with the daemon. */
   readonly processes?: ProcessSupervisor;
+  /** Folder that holds each session's own folder (default: the OS temp folder). */
+  readonly sessionsDir?: string;
+  /** Environment daemon-driven agents inherit (default: this process's, filtered). */
+  readonly inheritedEnv?: Readonly<Record<string, string>>;
+  /** Where session events go. */
+  readonly events?: { publish(event: TuttiEventBody): void };
+  /** Masks known secrets in the stderr lines sessions report. */
+  readonly redactor?: SecretRedactor;
+  /** Most sessions held at once (default 64). */
+  readonly maxSessions?: number;
+  /** Told about a session error nobody else reports (a refresh that failed, a close that failed). */
+  readonly onProblem?: (session: SessionContext, message: string) => void;
 }

@@ -1,48 +1,60 @@
 /**
- * AgentSessionHost: starts, loads, resumes, lists and closes agent sessions through the
- * registered providers; issues one token per session (through the preparer) and revokes it
- * when the session ends; runs each live session's refresh chain when the visible tool list
- * changes and records the strategy that handled it.
+ * AgentSessionHost: drives every agent session's life cycle, once, for every provider:
+ * spawn (core's one agent spawn), handshake, prepare (one token per session), projection
+ * hooks, binding check, open, refresh when the visible tool list changes, and close (the
+ * processes stopped, the session folder removed, the token revoked). Host-driven sessions
+ * stop after the projection and hand it to the host.
  */
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import {
-  NO_CAPABILITIES,
   type PreparedRuntime,
   type ProviderCapabilities,
-  providerCapabilitiesSchema,
+  providerFlagsSchema,
 } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
+import type { AgentProcess } from '../process/agent-process.js';
+import { agentInheritedEnv } from '../process/inherited-env.js';
 import { createSessionHooks, type RefreshContext, type SessionHooks } from './hooks.js';
 import type {
   AgentSessionHostOptions,
   AgentSessionInfo,
-  AgentSessionStatus,
   PrepareOnlyRequest,
+  PreparedSession,
+  PrepareSessionRequest,
   RefreshRecord,
   StartSessionRequest,
   ToolsListedRecord,
 } from './host-types.js';
+import {
+  hookContext,
+  type OpenServices,
+  openDaemonSession,
+  prepareHostSession,
+  startError,
+} from './open-session.js';
+import { stderrSentence } from './agent-channel.js';
 import { DefaultPreparer } from './preparer.js';
-import { tapStandardRefreshStrategies } from './refresh-strategies.js';
-import type {
-  AgentProbe,
-  AgentProvider,
-  ProviderSession,
-  ProviderSessionContext,
-  SessionContext,
-} from './types.js';
+import { guardProjections, projectSession } from './project-session.js';
+import type { AgentProvider, LiveSession, ResolvedLaunch } from './provider-contract.js';
+import {
+  refreshAction,
+  refreshStrategiesOf,
+  tapStandardRefreshStrategies,
+} from './refresh-strategies.js';
+import {
+  createEntry,
+  createSetup,
+  entryInfo,
+  exitOf,
+  type SessionEntry,
+  sessionScope,
+} from './session-entry.js';
+import type { AgentProbe, SessionContext, SessionOperation } from './session-types.js';
 
-interface Entry {
-  readonly session: SessionContext;
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string>>;
-  status: AgentSessionStatus;
-  connector: 'bound' | 'plain' | 'none';
-  handle?: ProviderSession;
-  lastRefresh?: RefreshRecord;
-  toolsListed?: ToolsListedRecord;
-  refreshing: Promise<unknown>;
-}
+const DEFAULT_MAX_SESSIONS = 64;
+/** How long a provider's protocol-level close may take before the processes are stopped. */
+const CLOSE_TIMEOUT_MS = 3_000;
 
 /** The session host the daemon composes; also the `host` a plugin's `apply` receives. */
 export class AgentSessionHost {
@@ -50,18 +62,17 @@ export class AgentSessionHost {
   readonly hooks: SessionHooks;
   readonly #options: AgentSessionHostOptions;
   readonly #preparer: DefaultPreparer;
-  readonly #providers = new Map<
-    string,
-    { provider: AgentProvider; capabilities: Readonly<ProviderCapabilities> }
-  >();
-  readonly #sessions = new Map<string, Entry>();
+  readonly #providers = new Map<string, AgentProvider>();
+  readonly #sessions = new Map<string, SessionEntry>();
   readonly #pending = new Set<Promise<unknown>>();
   readonly #unsubscribe: (() => void) | undefined;
+  readonly #inherited: Readonly<Record<string, string>>;
+  readonly #open: OpenServices;
 
   constructor(options: AgentSessionHostOptions) {
     this.#options = options;
     this.hooks = options.hooks ?? createSessionHooks();
-    tapStandardRefreshStrategies(this.hooks);
+    this.#inherited = options.inheritedEnv ?? agentInheritedEnv();
     this.#preparer = new DefaultPreparer({
       hooks: this.hooks,
       connector: options.connector,
@@ -69,6 +80,7 @@ export class AgentSessionHost {
       ...(options.guidance ? { guidance: options.guidance } : {}),
       ...(options.onPlain ? { onPlain: options.onPlain } : {}),
     });
+    this.#open = { hooks: this.hooks, prepare: (entry, probe) => this.#prepare(entry, probe) };
     this.#unsubscribe = options.registry?.onListChanged((snapshot) => {
       this.#track(this.refreshSessions(snapshot.version));
     });
@@ -79,29 +91,50 @@ export class AgentSessionHost {
     if (this.#providers.has(provider.name)) {
       throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: provider.name });
     }
-    const capabilities = Object.freeze(providerCapabilitiesSchema.parse(provider.capabilities));
-    this.#providers.set(provider.name, { provider, capabilities });
+    const parsed = providerFlagsSchema.safeParse(provider.flags);
+    if (!parsed.success) {
+      throw new TuttiError('TUTTI_ERR_PLUGIN_INVALID_PROVIDER', {
+        provider: provider.name,
+        reason: `flags: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'flags'} ${issue.message}`).join('; ')}`,
+      });
+    }
+    const flags = parsed.data;
+    if (Boolean(provider.handshake) !== Boolean(provider.probeOf)) {
+      throw new TuttiError('TUTTI_ERR_PLUGIN_INVALID_PROVIDER', {
+        provider: provider.name,
+        reason: 'a provider with a handshake also says what it means (probeOf), and only then',
+      });
+    }
+    this.#providers.set(provider.name, Object.freeze({ ...provider, flags: Object.freeze(flags) }));
+    tapStandardRefreshStrategies(this.hooks, provider.name);
+    guardProjections(this.hooks, provider);
   }
 
-  /** Names and capabilities of the registered providers. */
-  listProviders(): { name: string; capabilities: Readonly<ProviderCapabilities> }[] {
-    return [...this.#providers.values()].map(({ provider, capabilities }) => ({
+  /** Names and capabilities of the registered providers, derived from what each implements. */
+  listProviders(): { name: string; capabilities: ProviderCapabilities }[] {
+    return [...this.#providers.values()].map((provider) => ({
       name: provider.name,
-      capabilities,
+      capabilities: {
+        ...provider.flags,
+        handshake: Boolean(provider.handshake),
+        load: Boolean(provider.loadSession),
+        resume: Boolean(provider.resumeSession),
+        refresh: refreshStrategiesOf(this.hooks, provider.name),
+      },
     }));
   }
 
-  /** Starts a new agent session. */
+  /** Starts a new daemon-driven session. */
   createSession(request: StartSessionRequest): Promise<AgentSessionInfo> {
     return this.#start(request, 'new', undefined);
   }
 
-  /** Loads an earlier session of the agent (ACP `session/load`) with a fresh binding. */
+  /** Loads an earlier session of the agent with a fresh binding. */
   loadSession(request: StartSessionRequest, providerSessionId: string): Promise<AgentSessionInfo> {
     return this.#start(request, 'load', providerSessionId);
   }
 
-  /** Resumes an earlier session of the agent (ACP `session/resume`) with a fresh binding. */
+  /** Resumes an earlier session of the agent with a fresh binding. */
   resumeSession(
     request: StartSessionRequest,
     providerSessionId: string,
@@ -109,21 +142,38 @@ export class AgentSessionHost {
     return this.#start(request, 'resume', providerSessionId);
   }
 
-  /** Prepares a runtime for an agent the caller spawns itself; close it with `closeSession`. */
-  async prepareOnly(
-    request: PrepareOnlyRequest,
-  ): Promise<{ agentSessionId: string; runtime: PreparedRuntime }> {
-    const capabilities = Object.freeze({ ...NO_CAPABILITIES, ...request.capabilities });
-    const entry = this.#add(request, request.provider, capabilities);
+  /**
+   * Prepares a session of `provider` for a host that spawns the agent itself: the runtime
+   * and the provider's projection. Asking again for the same session re-issues its token.
+   */
+  async prepareSession(request: PrepareSessionRequest): Promise<PreparedSession> {
+    const provider = this.#provider(request.provider);
+    const entry = this.#addOrReuse(request, provider.name, provider.flags);
     try {
-      const runtime = await this.#preparer.prepare({
-        session: entry.session,
-        cwd: entry.cwd,
-        env: entry.env,
-        probe: request.probe ?? { httpMcp: capabilities.httpMcp },
-      });
-      entry.connector = runtime.mcpServers.length > 0 ? 'bound' : 'plain';
+      const setup = await this.#setup(entry, provider, { env: request.env ?? {} });
+      const { runtime, projection } = await sessionScope.run(entry.session.agentSessionId, () =>
+        prepareHostSession(this.#open, provider, entry, setup, request.agentCapabilities),
+      );
+      entry.projection = projection;
       entry.status = 'prepared';
+      entry.handle = this.#hostHandle(entry);
+      this.#publishStarted(entry);
+      return { agentSessionId: entry.session.agentSessionId, runtime, projection };
+    } catch (error) {
+      await this.#drop(entry);
+      throw startError(provider, entry, error);
+    }
+  }
+
+  /** Prepares the provider-neutral runtime for an agent the caller spawns itself. */
+  async prepareOnly(request: PrepareOnlyRequest): Promise<PreparedSession> {
+    tapStandardRefreshStrategies(this.hooks, request.provider);
+    const entry = this.#addOrReuse(request, request.provider, request.flags);
+    try {
+      const runtime = await this.#prepare(entry, { httpMcp: request.flags.httpMcp });
+      entry.status = 'prepared';
+      entry.handle = this.#hostHandle(entry);
+      this.#publishStarted(entry);
       return { agentSessionId: entry.session.agentSessionId, runtime };
     } catch (error) {
       await this.#drop(entry);
@@ -131,9 +181,30 @@ export class AgentSessionHost {
     }
   }
 
+  /** The newest projection of a host-driven session (new params after a reload). */
+  projectionOf(agentSessionId: string): PreparedSession['projection'] {
+    const entry = this.#entry(agentSessionId);
+    if (entry.mode !== 'host' || !entry.projection) {
+      throw new TuttiError('TUTTI_ERR_SESSION_NOT_HOST_DRIVEN', { session: agentSessionId });
+    }
+    return entry.projection;
+  }
+
   /** Every session the host holds, with its status. */
   listSessions(): AgentSessionInfo[] {
-    return [...this.#sessions.values()].map(info);
+    return [...this.#sessions.values()].map(entryInfo);
+  }
+
+  /** The live handle of a daemon-driven session (for turns). */
+  handleOf(agentSessionId: string): LiveSession {
+    const entry = this.#entry(agentSessionId);
+    if (!entry.handle || entry.mode !== 'daemon' || entry.status === 'exited') {
+      throw new TuttiError('TUTTI_ERR_SESSION_NOT_LIVE', {
+        session: agentSessionId,
+        status: entry.status,
+      });
+    }
+    return entry.handle;
   }
 
   /** Records a `tools/list` served to the session's agent (unknown sessions are ignored). */
@@ -144,16 +215,35 @@ export class AgentSessionHost {
 
   /** Ends a session: closes the agent, revokes its token, runs `sessionClose`. */
   async closeSession(agentSessionId: string): Promise<void> {
-    const entry = this.#sessions.get(agentSessionId);
-    if (!entry) throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN', { session: agentSessionId });
+    const entry = this.#entry(agentSessionId);
+    this.#sessions.delete(agentSessionId);
     await this.#drop(entry);
+    this.#options.events?.publish({
+      type: 'session.ended',
+      session: agentSessionId,
+      provider: entry.session.provider,
+      reason: 'closed',
+    });
     await this.hooks.sessionClose.promise(entry.session);
+  }
+
+  /**
+   * Ends a session whose code let an error escape (the daemon's last line of defence): it
+   * is marked exited with the reason, its processes are stopped and its token revoked.
+   */
+  async failSession(agentSessionId: string, error: unknown): Promise<boolean> {
+    const entry = this.#sessions.get(agentSessionId);
+    if (!entry) return false;
+    const reason = `an internal error ended it: ${error instanceof Error ? error.message : String(error)}`;
+    await this.#end(entry, reason);
+    return true;
   }
 
   /** Runs the refresh chain of every live bound session; resolves with what each recorded. */
   async refreshSessions(version: number): Promise<Map<string, RefreshRecord>> {
     const live = [...this.#sessions.values()].filter(
-      (entry) => entry.connector === 'bound' && entry.status !== 'starting',
+      (entry) =>
+        entry.connector === 'bound' && (entry.status === 'ready' || entry.status === 'prepared'),
     );
     const records = await Promise.all(live.map((entry) => this.#refresh(entry, version)));
     return new Map(live.map((entry, index) => [entry.session.agentSessionId, records[index]!]));
@@ -173,140 +263,265 @@ export class AgentSessionHost {
 
   async #start(
     request: StartSessionRequest,
-    kind: 'new' | 'load' | 'resume',
+    operation: SessionOperation,
     providerSessionId: string | undefined,
   ): Promise<AgentSessionInfo> {
-    const registered = this.#providers.get(request.provider);
-    if (!registered) {
-      throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
-        provider: request.provider,
-        known: [...this.#providers.keys()].join(', ') || '(none)',
-      });
+    const provider = this.#provider(request.provider);
+    const supported =
+      operation === 'new' ||
+      (operation === 'load' ? provider.loadSession : provider.resumeSession) !== undefined;
+    if (!supported) {
+      throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
     }
-    const { provider, capabilities } = registered;
-    const open =
-      kind === 'new'
-        ? provider.newSession
-        : kind === 'load'
-          ? provider.loadSession
-          : provider.resumeSession;
-    if (!open) {
-      throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', {
-        provider: provider.name,
-        operation: kind,
-      });
-    }
-    const entry = this.#add(request, provider.name, capabilities);
-    const context: ProviderSessionContext = Object.freeze({
-      session: entry.session,
-      cwd: request.cwd,
-      env: Object.freeze(await this.#preparer.launchEnv(entry.env)),
-      launch: request.launch ?? {},
-      hooks: this.hooks,
-      ...(this.#options.processes ? { processes: this.#options.processes } : {}),
-      prepare: async (probe: AgentProbe | undefined) => {
-        const runtime = await this.#preparer.prepare({
-          session: entry.session,
-          cwd: entry.cwd,
-          env: entry.env,
-          probe,
-        });
-        entry.connector = runtime.mcpServers.length > 0 ? 'bound' : 'plain';
-        return runtime;
-      },
-    });
+    const baseEnv = { ...this.#inherited, ...request.env };
+    const entry = this.#add(request, provider.name, provider.flags, 'daemon', baseEnv, operation);
     try {
-      const handle = await open.call(provider, context, providerSessionId ?? '');
-      entry.handle = handle;
-      entry.status = 'ready';
-      handle.onExit?.(() => {
-        if (this.#sessions.get(entry.session.agentSessionId) !== entry) return;
-        entry.status = 'exited';
-        void this.#revoke(entry);
+      const setup = await this.#setup(entry, provider, {
+        env: { ...baseEnv, ...provider.launch?.env, ...request.launch?.env },
+        ...(request.launch?.command ? { command: request.launch.command } : {}),
+        ...(request.launch?.args ? { args: request.launch.args } : {}),
       });
-      return info(entry);
-    } catch (error) {
-      await this.#drop(entry);
-      if (isTuttiError(error)) throw error;
-      throw new TuttiError(
-        'TUTTI_ERR_SESSION_START_FAILED',
-        {
-          provider: provider.name,
-          session: entry.session.agentSessionId,
-          reason: error instanceof Error ? error.message : String(error),
-        },
-        { cause: error },
+      const handle = await sessionScope.run(entry.session.agentSessionId, () =>
+        openDaemonSession(this.#open, provider, entry, setup, operation, providerSessionId),
       );
+      entry.handle = handle;
+      if (entry.status === 'starting') entry.status = 'ready';
+      if (entry.agent?.exit && !entry.agent.exit.expected) this.#agentEnded(entry, entry.agent);
+      this.#publishStarted(entry);
+      return entryInfo(entry);
+    } catch (error) {
+      const answer = startError(provider, entry, error);
+      this.#sessions.delete(entry.session.agentSessionId);
+      await this.#drop(entry);
+      throw answer;
     }
   }
 
+  #provider(name: string): AgentProvider {
+    const provider = this.#providers.get(name);
+    if (!provider) {
+      throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
+        provider: name,
+        known: [...this.#providers.keys()].join(', ') || '(none)',
+      });
+    }
+    return provider;
+  }
+
+  #entry(agentSessionId: string): SessionEntry {
+    const entry = this.#sessions.get(agentSessionId);
+    if (!entry) throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN', { session: agentSessionId });
+    return entry;
+  }
+
   #add(
-    request: Pick<StartSessionRequest, 'agentSessionId' | 'workspaceId' | 'cwd' | 'env'>,
+    request: { agentSessionId?: string; workspaceId: string; cwd: string },
     provider: string,
-    capabilities: Readonly<ProviderCapabilities>,
-  ): Entry {
-    const { workspaceId } = request;
+    flags: SessionContext['capabilities'],
+    mode: SessionEntry['mode'],
+    baseEnv: Readonly<Record<string, string>>,
+    operation: SessionOperation,
+  ): SessionEntry {
     const agentSessionId = request.agentSessionId ?? randomUUID();
     if (this.#sessions.has(agentSessionId)) {
       throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', { session: agentSessionId });
     }
+    const max = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    if (this.#sessions.size >= max) throw new TuttiError('TUTTI_ERR_SESSION_LIMIT', { max });
     const session: SessionContext = Object.freeze({
       agentSessionId,
-      workspaceId,
+      workspaceId: request.workspaceId,
       provider,
-      capabilities,
+      capabilities: Object.freeze({ ...flags }),
     });
-    const entry: Entry = {
+    const entry = createEntry({
       session,
+      mode,
       cwd: request.cwd,
-      env: Object.freeze({ ...request.env }),
-      status: 'starting',
-      connector: 'none',
-      refreshing: Promise.resolve(),
-    };
+      baseEnv,
+      sessionsDir: this.#options.sessionsDir ?? tmpdir(),
+      operation,
+    });
+    entry.forget.push(this.#options.redactor?.addEnv(baseEnv) ?? (() => {}));
     this.#sessions.set(agentSessionId, entry);
     return entry;
   }
 
-  /** Forgets the entry, closes its agent and revokes its token (errors are swallowed). */
-  async #drop(entry: Entry): Promise<void> {
-    this.#sessions.delete(entry.session.agentSessionId);
-    await entry.refreshing.catch(() => {});
-    await entry.handle?.close().catch(() => {});
-    await this.#revoke(entry);
+  /**
+   * A host-driven session asked for again by the same host re-issues its token (the old one
+   * stops at once); a daemon-driven one is rebound only through its own resume.
+   */
+  #addOrReuse(
+    request: {
+      agentSessionId?: string;
+      workspaceId: string;
+      cwd: string;
+      env?: Readonly<Record<string, string>>;
+    },
+    provider: string,
+    flags: SessionContext['capabilities'],
+  ): SessionEntry {
+    const existing = request.agentSessionId
+      ? this.#sessions.get(request.agentSessionId)
+      : undefined;
+    if (
+      existing &&
+      existing.mode === 'host' &&
+      existing.session.workspaceId === request.workspaceId &&
+      existing.session.provider === provider
+    ) {
+      this.#sessions.delete(existing.session.agentSessionId);
+      for (const forget of existing.forget.splice(0)) forget();
+    } else if (existing) {
+      throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', {
+        session: existing.session.agentSessionId,
+      });
+    }
+    return this.#add(request, provider, flags, 'host', { ...request.env }, 'new');
   }
 
-  async #revoke(entry: Entry): Promise<void> {
+  async #setup(
+    entry: SessionEntry,
+    provider: AgentProvider,
+    launch: { command?: string; args?: readonly string[]; env: Readonly<Record<string, string>> },
+  ) {
+    const resolved: ResolvedLaunch = Object.freeze({
+      command: launch.command ?? provider.launch?.command,
+      args: Object.freeze([...(launch.args ?? provider.launch?.args ?? [])]),
+      env: Object.freeze(await this.#preparer.launchEnv(launch.env)),
+    });
+    return createSetup(entry, resolved, {
+      processes: this.#options.processes,
+      redactor: this.#options.redactor,
+      onAgentExit: (ended, agent) => this.#agentEnded(ended, agent),
+    });
+  }
+
+  async #prepare(entry: SessionEntry, probe: AgentProbe | undefined): Promise<PreparedRuntime> {
+    const runtime = await this.#preparer.prepare({
+      session: entry.session,
+      cwd: entry.cwd,
+      env: entry.baseEnv,
+      probe,
+    });
+    entry.connector = runtime.mcpServers.length > 0 ? 'bound' : 'plain';
+    const headers = runtime.mcpServers.flatMap((binding) => Object.values(binding.headers));
+    entry.forget.push(this.#options.redactor?.add(...headers) ?? (() => {}));
+    return runtime;
+  }
+
+  /** The current agent of a daemon-driven session ended without the host stopping it. */
+  #agentEnded(entry: SessionEntry, agent: AgentProcess): void {
+    if (entry.status === 'starting' || this.#sessions.get(entry.session.agentSessionId) !== entry) {
+      return;
+    }
+    const exit = exitOf(agent);
+    if (exit) entry.exit = exit;
+    const reason = `the agent ${exit ? `exited (${exit.description})` : 'ended'}.${stderrSentence(exit?.stderr ?? [])}`;
+    void this.#end(entry, reason);
+  }
+
+  /** Marks a session exited with `reason`, stops what is left of it and revokes its token. */
+  async #end(entry: SessionEntry, reason: string): Promise<void> {
+    if (entry.status === 'exited') return;
+    entry.status = 'exited';
+    entry.reason = reason;
+    this.#options.events?.publish({
+      type: 'session.ended',
+      session: entry.session.agentSessionId,
+      provider: entry.session.provider,
+      reason,
+    });
+    await this.#stop(entry);
+  }
+
+  /** Closes the handle (bounded), stops every process, removes the folder, revokes the token. */
+  async #drop(entry: SessionEntry): Promise<void> {
+    await entry.refreshing.catch(() => {});
+    const close = entry.handle?.close?.();
+    if (close) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
+      });
+      await Promise.race([close.catch(() => {}), timeout]);
+      clearTimeout(timer);
+    }
+    await this.#stop(entry);
+  }
+
+  async #stop(entry: SessionEntry): Promise<void> {
+    await Promise.allSettled([...entry.processes].map((agent) => agent.terminate()));
+    if (entry.agent) await entry.agent.terminate().catch(() => {});
+    await entry.files.remove().catch(() => {});
     const { workspaceId, agentSessionId } = entry.session;
     try {
       await this.#options.tokens.revokeSession(workspaceId, agentSessionId);
     } catch {
       // A token service that cannot revoke has nothing left to revoke for this session.
     }
+    for (const forget of entry.forget.splice(0)) forget();
   }
 
-  #refresh(entry: Entry, version: number): Promise<RefreshRecord> {
+  #publishStarted(entry: SessionEntry): void {
+    this.#options.events?.publish({
+      type: 'session.started',
+      session: entry.session.agentSessionId,
+      provider: entry.session.provider,
+      connector: entry.connector,
+    });
+  }
+
+  /** The handle of a host-driven session: what a refresh asks of it is told to the host. */
+  #hostHandle(entry: SessionEntry): LiveSession {
+    return {
+      providerSessionId: '',
+      reload: async (params) => {
+        entry.projection = Object.freeze({ params, env: entry.projection?.env ?? {} });
+        return true;
+      },
+      reconnectBeforeNextTurn: async () => true,
+    };
+  }
+
+  #refresh(entry: SessionEntry, version: number): Promise<RefreshRecord> {
+    const provider = this.#providers.get(entry.session.provider);
     const run = async (): Promise<RefreshRecord> => {
-      const handle = entry.handle ?? detachedHandle(entry);
+      const handle = entry.handle;
+      if (!handle || entry.status === 'exited') return { version };
       const context: RefreshContext = Object.freeze({
-        session: entry.session,
+        session: hookContext(entry, entry.operation, handle.providerSessionId || undefined),
         handle,
         version,
         listChangedDelivered: this.#options.listChangedDelivered ?? false,
-        rebind: () =>
-          this.#preparer.prepare({
-            session: entry.session,
-            cwd: entry.cwd,
-            env: entry.env,
-            probe: { httpMcp: true },
-          }),
+        reproject: async (operation: SessionOperation) => {
+          if (!provider)
+            throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
+              provider: entry.session.provider,
+              known: [...this.#providers.keys()].join(', ') || '(none)',
+            });
+          const runtime = await this.#prepare(entry, { httpMcp: true });
+          const params = await projectSession(
+            this.hooks,
+            provider,
+            runtime,
+            hookContext(entry, operation, handle.providerSessionId || undefined),
+          );
+          return { runtime, params };
+        },
       });
       try {
-        const strategy = await this.hooks.toolsListChanged.promise(context);
-        if (strategy === 'resume-or-restart') entry.status = 'needs-restart';
+        const chain = this.hooks.toolsListChanged.for(entry.session.provider);
+        const strategy = await sessionScope.run(entry.session.agentSessionId, () =>
+          chain.promise(context),
+        );
+        this.#publishRefresh(entry, version, strategy);
         return strategy === undefined ? { version } : { version, strategy };
       } catch (error) {
-        return { version, error: error instanceof Error ? error.message : String(error) };
+        const message =
+          isTuttiError(error) || error instanceof Error ? error.message : String(error);
+        this.#options.onProblem?.(entry.session, `refresh failed: ${message}`);
+        return { version, error: message };
       }
     };
     const next = entry.refreshing.then(run, run);
@@ -317,31 +532,31 @@ export class AgentSessionHost {
     });
   }
 
+  #publishRefresh(entry: SessionEntry, version: number, strategy: string | undefined): void {
+    const { agentSessionId: session, provider } = entry.session;
+    if (strategy === 'resume-or-restart') {
+      if (entry.mode === 'daemon') entry.status = 'needs-restart';
+      entry.reason =
+        'the tool list changed and this agent cannot take it live: resume or restart it';
+      this.#options.events?.publish({
+        type: 'session.needs-restart',
+        session,
+        provider,
+        reason: entry.reason,
+      });
+    }
+    this.#options.events?.publish({
+      type: 'session.refreshed',
+      session,
+      provider,
+      version,
+      strategy: strategy ?? 'none',
+      action: refreshAction(strategy, entry.mode),
+    });
+  }
+
   #track(promise: Promise<unknown>): void {
     this.#pending.add(promise);
     void promise.finally(() => this.#pending.delete(promise));
   }
-}
-
-function info(entry: Entry): AgentSessionInfo {
-  return {
-    id: entry.session.agentSessionId,
-    workspaceId: entry.session.workspaceId,
-    provider: entry.session.provider,
-    status: entry.status,
-    connector: entry.connector,
-    ...(entry.handle ? { providerSessionId: entry.handle.providerSessionId } : {}),
-    ...(entry.handle?.pid === undefined ? {} : { pid: entry.handle.pid }),
-    ...(entry.lastRefresh ? { lastRefresh: entry.lastRefresh } : {}),
-    ...(entry.toolsListed ? { toolsListed: entry.toolsListed } : {}),
-  };
-}
-
-/** The handle of a prepare-only session: the host cannot reload an agent it did not start. */
-function detachedHandle(entry: Entry): ProviderSession {
-  return {
-    providerSessionId: '',
-    connector: entry.connector === 'bound' ? 'bound' : 'plain',
-    close: async () => {},
-  };
 }

@@ -1,4 +1,5 @@
-/** Agent session life cycle: hooks, preparation and the session host. */
+/** Agent session life cycle: the host, provider contract, hooks, preparation, agent stdio. */
+export * from './agent-channel.js';
 export * from './hooks.js';
 export * from './host.js';
 export * from './host-types.js';
@@ -9,4 +10,7 @@ export {
   type PlainReason,
   type PrepareRequest,
 } from './preparer.js';
-export * from './types.js';
+export * from './provider-contract.js';
+export { currentSessionId } from './session-entry.js';
+export { type SessionFiles, sessionFiles } from './session-files.js';
+export * from './session-types.js';

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createTokenService } from '../auth/index.js';
-import { NO_CAPABILITIES, type PreparedRuntime } from '../contracts/index.js';
+import type { PreparedRuntime } from '../contracts/index.js';
 import { isTuttiError } from '../errors/index.js';
 import { createSessionHooks } from './hooks.js';
 import { DefaultPreparer, type PlainReason } from './preparer.js';
 import { createFakeConnector, recordTokens } from './test-support/fake-connector.js';
-import type { SessionContext } from './types.js';
+import type { SessionContext } from './session-types.js';
 
 const session: SessionContext = Object.freeze({
   agentSessionId: 'sess-1',
   workspaceId: 'ws-1',
   provider: 'test',
-  capabilities: { ...NO_CAPABILITIES, httpMcp: true },
+  capabilities: { httpMcp: true, listChanged: false },
 });
 
 function setup() {

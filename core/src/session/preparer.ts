@@ -17,7 +17,7 @@ import type {
   ConnectorRuntimePort,
   SessionContext,
   SessionTokenService,
-} from './types.js';
+} from './session-types.js';
 
 /** Builds the guidance text from the session's connector context. */
 export type GuidanceFunction = (input: {

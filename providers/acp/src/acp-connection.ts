@@ -1,78 +1,107 @@
 /**
- * ACP client side of one agent process: JSON-RPC 2.0, newline-delimited, over the agent's
- * stdio, through the SDK's `client()` app. Requests get a timeout and fail with a
- * TuttiError naming the provider and method; a request pending when the agent exits fails
- * at once instead of hanging.
+ * The ACP client side of one agent process: JSON-RPC 2.0 through the SDK's `client()` app,
+ * over core's agent channel (bounded lines, noise and flood limits, one fault record).
+ * Requests get a timeout; one interrupted by a fault of the agent fails with the fault's
+ * error (what happened, the agent's last stderr lines), never a bare "connection closed".
  */
-import { Readable, Writable } from 'node:stream';
 import {
+  type AnyMessage,
   type ClientConnection,
   client,
-  ndJsonStream,
   RequestError,
 } from '@agentclientprotocol/sdk';
-import { TuttiError } from '@tutti/core';
-import type { AgentProcess } from './agent-process.js';
+import { type AgentChannel, TuttiError } from '@tutti/core';
+
+/** A notification from the agent (e.g. `session/update`). */
+export interface AcpNotification {
+  readonly method: string;
+  readonly params: unknown;
+}
+
+/** Answers a request the agent sends (e.g. `session/request_permission`). */
+export type AcpRequestHandler = (params: unknown) => Promise<unknown>;
 
 /** A request-level view of the connection. */
 export interface AcpConnection {
   /** Sends `method` and resolves with its result; rejects with a TuttiError. */
   request<T>(method: string, params: unknown, timeoutMs: number): Promise<T>;
-  /** Closes the JSON-RPC connection (the process is killed separately). */
+  /** Sends a notification (e.g. `session/cancel`). */
+  notify(method: string, params: unknown): void;
+  /** Receives every notification of the agent; returns the unsubscribe function. */
+  onNotification(listener: (notification: AcpNotification) => void): () => void;
+  /** Answers the agent's `method` requests with `handler` (one handler per method). */
+  handle(method: string, handler: AcpRequestHandler): void;
+  /** Closes the JSON-RPC connection (the process is stopped by the host). */
   close(): void;
 }
 
-/** Opens the ACP connection over `agent`'s stdio. */
-export function connectAcp(provider: string, agent: AgentProcess): AcpConnection {
+/** Opens the ACP connection over `channel`. */
+export function connectAcp(provider: string, channel: AgentChannel): AcpConnection {
+  const listeners = new Set<(notification: AcpNotification) => void>();
+  const handlers = new Map<string, AcpRequestHandler>();
   const app = client({ name: 'tutti' })
-    // Session updates (e.g. history replayed by session/load) are not needed here.
-    .onNotification('*', () => {});
-  const { stdin, stdout } = agent.child;
-  if (!stdin || !stdout) throw new Error('agent stdio is not piped');
-  const connection: ClientConnection = app.connect(
-    ndJsonStream(
-      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
-      Readable.toWeb(stdout) as ReadableStream<Uint8Array>,
-    ),
-  );
-  const exited = agent.exited.then((reason) => ({ exited: reason }));
-  const exitedDuring = (method: string, reason: string): never => {
-    throw new TuttiError('TUTTI_ERR_PROVIDER_AGENT_EXITED', { provider, method, reason });
-  };
+    .onNotification('*', ({ method, params }) => {
+      for (const listener of listeners) listener({ method, params });
+    })
+    .onRequest('*', async ({ method, params }) => {
+      const handler = handlers.get(method);
+      if (!handler) throw RequestError.methodNotFound(method);
+      return handler(params);
+    });
+  // The SDK may cancel the stream (on close) before the channel ends: neither side may then
+  // touch the controller again, or the error would escape to the daemon.
+  let readableOpen = true;
+  const readable = new ReadableStream<AnyMessage>({
+    start(controller) {
+      channel.onMessage((message) => {
+        if (readableOpen) controller.enqueue(message as AnyMessage);
+      });
+      void channel.faulted.then(() => {
+        if (!readableOpen) return;
+        readableOpen = false;
+        controller.close();
+      });
+    },
+    cancel() {
+      readableOpen = false;
+    },
+  });
+  const writable = new WritableStream<AnyMessage>({
+    write(message) {
+      channel.send(message);
+    },
+  });
+  const connection: ClientConnection = app.connect({ readable, writable });
   return {
     async request<T>(method: string, params: unknown, timeoutMs: number): Promise<T> {
+      if (channel.fault) throw channel.errorFor(method);
       const signal = AbortSignal.timeout(timeoutMs);
-      const sent = connection.agent.request<T, unknown>(method, params, {
-        cancellationSignal: signal,
-        stopWaitingOnCancel: true,
-      });
-      const outcome = await Promise.race([
-        sent.then(
-          (result) => ({ result }),
-          (error: unknown) => ({ error }),
-        ),
-        exited,
-      ]);
-      if ('error' in outcome && !signal.aborted && !(outcome.error instanceof RequestError)) {
-        // The connection closed under the request: the agent is ending; make sure it has.
-        await agent.kill();
-        return exitedDuring(method, await agent.exited);
-      }
-      if ('exited' in outcome) {
-        sent.catch(() => {});
-        return exitedDuring(method, outcome.exited);
-      }
-      if ('error' in outcome) {
+      try {
+        return await connection.agent.request<T, unknown>(method, params, {
+          cancellationSignal: signal,
+          stopWaitingOnCancel: true,
+        });
+      } catch (error) {
+        if (channel.fault) throw channel.errorFor(method);
         const reason = signal.aborted
           ? `no answer within ${timeoutMs} ms`
-          : redact(outcome.error instanceof Error ? outcome.error.message : String(outcome.error));
+          : redact(error instanceof Error ? error.message : String(error));
         throw new TuttiError(
           'TUTTI_ERR_PROVIDER_REQUEST_FAILED',
           { provider, method, reason },
-          { cause: outcome.error },
+          { cause: error },
         );
       }
-      return outcome.result;
+    },
+    notify(method, params) {
+      void connection.agent.notify(method, params).catch(() => {});
+    },
+    onNotification(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    handle(method, handler) {
+      handlers.set(method, handler);
     },
     close: () => connection.close(),
   };

@@ -89,7 +89,7 @@ describe('ACP provider with a scripted agent', () => {
 
   it('lets sessionNew taps transform the params but not remove the binding', async () => {
     const agent = scriptedHost({ ACP_SCRIPT_HTTP: 'true' });
-    agent.host.hooks.sessionNew.tapPromise('AddsMeta', async (params) => ({
+    agent.host.hooks.sessionNew.for('scripted').tapPromise('AddsMeta', async (params) => ({
       ...params,
       _meta: { ...(params._meta as object), audit: 'on' },
     }));
@@ -97,7 +97,7 @@ describe('ACP provider with a scripted agent', () => {
     expect(agent.paramsOf('session/new')!._meta).toMatchObject({ audit: 'on' });
 
     const dropping = scriptedHost({ ACP_SCRIPT_HTTP: 'true' });
-    dropping.host.hooks.sessionNew.tapPromise('Drops', async (params) => ({
+    dropping.host.hooks.sessionNew.for('scripted').tapPromise('Drops', async (params) => ({
       ...params,
       mcpServers: [],
     }));

@@ -1,34 +1,37 @@
 /**
- * A live ACP session. Its native reload re-sends a freshly prepared binding through
- * `session/resume` (or `session/load`) when the agent supports either: a changed binding
- * makes opencode reconnect in the same process, an identical one does not.
+ * A live ACP session. Its native reload re-sends freshly projected params (a new token)
+ * through `session/resume`, or `session/load`, whichever the agent declared: a changed
+ * binding makes opencode reconnect in the same process, an identical one does not.
  */
-import type { InitializeResponse } from '@agentclientprotocol/sdk';
-import type { PreparedRuntime, ProviderSession, ProviderSessionContext } from '@tutti/core';
+import type { LiveSession } from '@tutti/core';
 import type { AcpConnection } from './acp-connection.js';
-import type { AgentProcess } from './agent-process.js';
-import { sendSessionRequest } from './send-session-request.js';
+import type { AcpSessionParams } from './project-params.js';
 
-/** Timeout of `session/close` before the process group is killed anyway. */
+/** Timeout of `session/close`; the host stops the process group after it anyway. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
-/** State an ACP session is built from. */
+/** What an ACP session is built from. */
 export interface AcpSessionState {
-  readonly provider: string;
-  readonly context: ProviderSessionContext;
-  readonly agent: AgentProcess;
   readonly connection: AcpConnection;
-  /** `initialize` result; undefined when the probe failed. */
-  readonly initialize: InitializeResponse | undefined;
   readonly providerSessionId: string;
-  readonly connector: 'bound' | 'plain';
+  /** What the agent declared in `initialize` (its `agentCapabilities`). */
+  readonly declared: Readonly<Record<string, unknown>> | undefined;
   readonly requestTimeoutMs: number;
 }
 
+/** Which session request re-sends a binding to this agent, if any. */
+export function reloadOperation(
+  declared: Readonly<Record<string, unknown>> | undefined,
+): 'resume' | 'load' | undefined {
+  const sessionCapabilities = declared?.sessionCapabilities as Record<string, unknown> | undefined;
+  if (sessionCapabilities?.resume) return 'resume';
+  if (declared?.loadSession) return 'load';
+  return undefined;
+}
+
 /** One ACP agent process holding one session. */
-export class AcpSession implements ProviderSession {
+export class AcpSession implements LiveSession<AcpSessionParams> {
   readonly #state: AcpSessionState;
-  #closing: Promise<void> | undefined;
 
   constructor(state: AcpSessionState) {
     this.#state = state;
@@ -36,14 +39,6 @@ export class AcpSession implements ProviderSession {
 
   get providerSessionId(): string {
     return this.#state.providerSessionId;
-  }
-
-  get connector(): 'bound' | 'plain' {
-    return this.#state.connector;
-  }
-
-  get pid(): number {
-    return this.#state.agent.child.pid;
   }
 
   /** Sends any further ACP request (e.g. `session/prompt`) on this session's connection. */
@@ -55,49 +50,22 @@ export class AcpSession implements ProviderSession {
     );
   }
 
-  async reload(rebind: () => Promise<PreparedRuntime>): Promise<boolean> {
-    if (this.#state.connector !== 'bound' || this.#closing) return false;
-    const capabilities = this.#state.initialize?.agentCapabilities;
-    const kind = capabilities?.sessionCapabilities?.resume
-      ? 'resume'
-      : capabilities?.loadSession
-        ? 'load'
-        : undefined;
-    if (!kind) return false;
-    const runtime = await rebind();
-    if (runtime.mcpServers.length === 0) return false;
-    await sendSessionRequest({
-      kind,
-      runtime,
-      context: this.#state.context,
-      connection: this.#state.connection,
-      initialize: this.#state.initialize,
-      provider: this.#state.provider,
-      providerSessionId: this.#state.providerSessionId,
-      timeoutMs: this.#state.requestTimeoutMs,
-    });
+  async reload(params: AcpSessionParams): Promise<boolean> {
+    const operation = reloadOperation(this.#state.declared);
+    if (!operation) return false;
+    await this.request(`session/${operation}`, params);
     return true;
   }
 
-  onExit(listener: (reason: string) => void): void {
-    void this.#state.agent.exited.then((reason) => {
-      if (!this.#closing) listener(reason);
-    });
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
-  }
-
-  async #close(): Promise<void> {
-    const { connection, agent, initialize } = this.#state;
-    if (initialize?.agentCapabilities?.sessionCapabilities?.close) {
-      await connection
+  async close(): Promise<void> {
+    const sessionCapabilities = this.#state.declared?.sessionCapabilities as
+      | Record<string, unknown>
+      | undefined;
+    if (sessionCapabilities?.close) {
+      await this.#state.connection
         .request('session/close', { sessionId: this.providerSessionId }, CLOSE_TIMEOUT_MS)
         .catch(() => {});
     }
-    connection.close();
-    await agent.kill();
+    this.#state.connection.close();
   }
 }

@@ -2,6 +2,7 @@
  * Thin descriptors of ACP agents: how to start each one. The engine is the same for all;
  * a descriptor never changes protocol behaviour, only the command line and environment.
  */
+import type { ChannelLimits } from '@tutti/core';
 
 /** How to start one kind of ACP agent. */
 export interface AcpAgentDescriptor {
@@ -18,6 +19,8 @@ export interface AcpAgentDescriptor {
   readonly initializeTimeoutMs?: number;
   /** How long other requests may take (ms). */
   readonly requestTimeoutMs?: number;
+  /** Bounds of the agent's stdio channel (line length, noise, messages per second). */
+  readonly limits?: Partial<ChannelLimits>;
 }
 
 /** Environment that keeps opencode offline and free of downloads (AGENT-CLIENTS.md). */

@@ -17,13 +17,14 @@ import {
 } from '../../../test/fixtures/agents/fake-responses-server.js';
 import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN } from '../../../test/fixtures/agents/paths.js';
 import { startToolServer, type ToolServer } from '../../../test/fixtures/agents/tool-server.js';
-import { AppServerEngine } from './app-server-engine.js';
+import type { AppServerEngine } from './app-server-engine.js';
 import { parseConfig } from './codex-config.js';
 import {
   type AppServerDescriptor,
   createCodexDescriptor,
   createTuttiAgentDescriptor,
 } from './descriptor.js';
+import { startStandaloneEngine } from './test-support/standalone-engine.js';
 
 const run = promisify(execFile);
 
@@ -71,13 +72,13 @@ describe.each(DESCRIPTORS)('app-server engine (%s)', (_name, makeDescriptor) => 
     overrides: Partial<PreparedRuntime> = {},
     logger?: { warn: (fields: Record<string, unknown>, message: string) => void },
   ): Promise<AppServerEngine> {
-    const engine = await AppServerEngine.start({
+    const { engine, dispose } = await startStandaloneEngine({
       descriptor: makeDescriptor(userHome),
       prepared: { ...prepared(), ...overrides },
       baseDir: env.root,
-      logger,
+      ...(logger ? { logger } : {}),
     });
-    cleanups.push(() => engine.close());
+    cleanups.push(dispose);
     return engine;
   }
 
@@ -127,7 +128,7 @@ describe.each(DESCRIPTORS)('app-server engine (%s)', (_name, makeDescriptor) => 
     expect(result.content).toEqual([{ type: 'text', text: 'upstream-added:x' }]);
   });
 
-  it('keeps config.toml 0600 in a 0700 home and removes the home and process group on close', async () => {
+  it('keeps config.toml 0600 in a 0700 home and stops the whole process group on close', async () => {
     const engine = await startEngine();
     const { dir, configPath } = engine.home;
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
@@ -137,7 +138,7 @@ describe.each(DESCRIPTORS)('app-server engine (%s)', (_name, makeDescriptor) => 
 
     await engine.close();
 
-    await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });
+    // The folder is the session host's to remove (provider test); the process is gone now.
     expect(groupHasLiveMember(pid)).toBe(false);
   });
 

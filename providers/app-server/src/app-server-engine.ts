@@ -1,18 +1,13 @@
 /**
  * The app-server engine: one agent process (Codex, Tutti Agent) per session, driven over
- * JSON-RPC on stdio, configured through a session-isolated home built from the prepared
- * runtime. Refresh: `config/mcpServer/reload` is sent, and because it was measured not to
- * reach a thread that is already loaded, the engine also restarts the agent and resumes
- * its threads before the next turn (see `reconnect`).
+ * JSON-RPC on stdio, configured through the session-isolated home its provider wrote.
+ * Refresh: `config/mcpServer/reload` is sent, and because it was measured not to reach a
+ * thread that is already loaded, the engine also restarts the agent and resumes its
+ * threads before the next turn (see `reconnect`).
  */
-import {
-  type MCPServerBinding,
-  type PreparedRuntime,
-  type ProcessSupervisor,
-  TuttiError,
-} from '@tutti/core';
+import { type AgentProcess, type PreparedRuntime, TuttiError } from '@tutti/core';
 import type { AppServerDescriptor } from './descriptor.js';
-import { createSessionHome, type EngineLogger, type SessionHome } from './session-home.js';
+import type { EngineLogger, SessionHome } from './session-home.js';
 import { type AgentNotification, StdioRpc } from './stdio-rpc.js';
 
 /** One MCP server as `mcpServerStatus/list` reports it (fields this engine relies on). */
@@ -37,15 +32,18 @@ export interface AppServerToolResult {
 export interface AppServerEngineOptions {
   readonly descriptor: AppServerDescriptor;
   readonly prepared: PreparedRuntime;
-  /** Parent folder of the session home (default: OS temp folder). */
-  readonly baseDir?: string;
+  /** The written session home the agent runs on. */
+  readonly home: SessionHome;
+  /**
+   * Starts the agent process with `<homeEnvVar>` pointing at the home (the session host's
+   * spawn); called again on every reconnect.
+   */
+  readonly spawn: () => AgentProcess;
   readonly logger?: EngineLogger;
   /** Per-request timeout (default 60 s). */
   readonly requestTimeoutMs?: number;
   /** `clientInfo` sent in `initialize`. */
   readonly clientInfo?: { name: string; title: string | null; version: string };
-  /** The daemon's supervisor (`ProviderSessionContext.processes`), when there is one. */
-  readonly processes?: ProcessSupervisor | undefined;
 }
 
 interface ThreadState {
@@ -60,9 +58,7 @@ export class AppServerEngine {
   private rpc: StdioRpc;
   private readonly threads = new Map<string, ThreadState>();
   private readonly notificationListeners = new Set<(n: AgentNotification) => void>();
-  private readonly exitListeners = new Set<(reason: string) => void>();
   private reconnectPending = false;
-  private restarting = false;
   private closed = false;
 
   private constructor(
@@ -76,24 +72,13 @@ export class AppServerEngine {
   }
 
   /**
-   * Creates the session home, spawns `<command> <args>` with `<homeEnvVar>` pointing at it,
-   * runs `initialize` / `initialized` and hands the skill roots to the agent.
-   * @example const engine = await AppServerEngine.start({ descriptor: createCodexDescriptor(), prepared });
+   * Spawns the agent on the session home, runs `initialize` / `initialized` and hands the
+   * skill roots to the agent.
+   * @example const engine = await AppServerEngine.start({ descriptor, prepared, home, spawn });
    */
   static async start(options: AppServerEngineOptions): Promise<AppServerEngine> {
-    const home = await createSessionHome({
-      descriptor: options.descriptor,
-      bindings: options.prepared.mcpServers,
-      baseDir: options.baseDir,
-      logger: options.logger,
-    });
-    try {
-      const rpc = await launch(options, home);
-      return new AppServerEngine(options, home, rpc);
-    } catch (error) {
-      await home.dispose();
-      throw error;
-    }
+    const rpc = await launch(options);
+    return new AppServerEngine(options, options.home, rpc);
   }
 
   /** Process id (and group id) of the agent. */
@@ -176,12 +161,6 @@ export class AppServerEngine {
     this.reconnectPending = true;
   }
 
-  /** Takes a freshly prepared runtime's bindings (e.g. a re-issued token), then reloads. */
-  async rebind(bindings: readonly MCPServerBinding[]): Promise<void> {
-    await this.home.writeBindings(bindings);
-    await this.reload();
-  }
-
   /** Arranges a reconnect before the next {@link startTurn}. */
   reconnectBeforeNextTurn(): void {
     this.reconnectPending = true;
@@ -194,14 +173,9 @@ export class AppServerEngine {
    */
   async reconnect(): Promise<ReadonlyMap<string, string>> {
     this.assertOpen('reconnect');
-    this.restarting = true;
-    try {
-      await this.rpc.close();
-      this.rpc = await launch(this.options, this.home);
-      this.wire(this.rpc);
-    } finally {
-      this.restarting = false;
-    }
+    await this.rpc.close();
+    this.rpc = await launch(this.options);
+    this.wire(this.rpc);
     this.reconnectPending = false;
     const ids = new Map<string, string>();
     for (const [original, state] of this.threads) {
@@ -249,12 +223,7 @@ export class AppServerEngine {
     return () => this.notificationListeners.delete(listener);
   }
 
-  /** Subscribes to the agent exiting on its own (not on close or reconnect). */
-  onExit(listener: (reason: string) => void): void {
-    this.exitListeners.add(listener);
-  }
-
-  /** Stops the agent's process group and removes the session home. Idempotent. */
+  /** Stops the agent's process group and writes back a rotated login. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -269,10 +238,6 @@ export class AppServerEngine {
     rpc.onNotification((notification) => {
       for (const listener of this.notificationListeners) listener(notification);
     });
-    rpc.onExit((reason) => {
-      if (this.closed || this.restarting) return;
-      for (const listener of this.exitListeners) listener(reason);
-    });
   }
 
   private assertOpen(method: string): void {
@@ -286,17 +251,16 @@ export class AppServerEngine {
   }
 }
 
-/** Spawns the agent on `home`, initializes it and sets its extra skill roots. */
-async function launch(options: AppServerEngineOptions, home: SessionHome): Promise<StdioRpc> {
+/** Spawns the agent on its home, initializes it and sets its extra skill roots. */
+async function launch(options: AppServerEngineOptions): Promise<StdioRpc> {
   const { descriptor, prepared } = options;
-  const rpc = await StdioRpc.spawn({
+  const agent = options.spawn();
+  await agent.started;
+  const rpc = StdioRpc.open(agent, {
     provider: descriptor.id,
-    command: descriptor.command,
-    args: descriptor.args,
-    cwd: prepared.cwd,
-    env: { ...prepared.env, [descriptor.homeEnvVar]: home.dir },
-    requestTimeoutMs: options.requestTimeoutMs,
-    processes: options.processes,
+    ...(options.requestTimeoutMs === undefined
+      ? {}
+      : { requestTimeoutMs: options.requestTimeoutMs }),
   });
   try {
     await rpc.request('initialize', {

@@ -16,7 +16,7 @@ import {
   startFakeResponsesServer,
 } from '../../../test/fixtures/agents/fake-responses-server.js';
 import { CODEX_BIN, NODE_BIN_DIR } from '../../../test/fixtures/agents/paths.js';
-import { createAppServerProvider, type AppServerProviderSession } from './app-server-provider.js';
+import { type AppServerProviderSession, installAppServerAgent } from './app-server-provider.js';
 import { createCodexDescriptor } from './descriptor.js';
 
 describe('app-server provider in the session host', () => {
@@ -34,10 +34,8 @@ describe('app-server provider in the session host', () => {
       join(userHome, 'config.toml'),
       `model = "fake-model"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\nbase_url = "${model.baseUrl}"\nwire_api = "responses"\n`,
     );
-    stack.register(
-      createAppServerProvider(createCodexDescriptor({ command: CODEX_BIN, userHome }), {
-        baseDir: env.root,
-      }),
+    stack.install((host) =>
+      installAppServerAgent(host, createCodexDescriptor({ command: CODEX_BIN, userHome })),
     );
   });
 

@@ -1,88 +1,140 @@
 /**
- * The app-server engine as a tutti provider, one per descriptor. `newSession` prepares the
- * runtime (app-server agents take Streamable HTTP servers), writes it into the session
- * home, and sends `thread/start` params through the `sessionNew` waterfall. Refresh is a
- * reconnect before the next turn: `config/mcpServer/reload` was measured not to reach a
- * loaded thread, so no native reload is declared.
+ * The app-server engine as a provider (Codex, Tutti Agent), and the taps that make it one.
+ * A config-first kind: the projection is the session's `config.toml` table (the user's
+ * config plus the binding), so every tap of the provider's hooks sees and can extend the
+ * real config; `materialize` writes it into the session home; the agent is spawned on that
+ * home and a thread is started or resumed. Refresh: a reconnect before the next turn.
  */
-import type {
-  AgentProvider,
-  ProviderParams,
-  ProviderSession,
-  ProviderSessionContext,
+import {
+  type AgentProvider,
+  type LiveSession,
+  type MCPServerBinding,
+  type OpenRequest,
+  type PluginHost,
+  PROJECTION_STAGE,
+  providerHooks,
+  REFRESH_STAGES,
+  REFRESH_STRATEGIES,
+  type SessionSetup,
 } from '@tutti/core';
 import { AppServerEngine } from './app-server-engine.js';
+import type { TomlTable } from './codex-config.js';
 import type { AppServerDescriptor } from './descriptor.js';
-import type { EngineLogger } from './session-home.js';
+import { type EngineLogger, sessionConfig, sessionHome, writeSessionHome } from './session-home.js';
+
+const PLUGIN_NAME = 'AppServerProvider';
+
+/** The params of an app-server session: the `config.toml` table that will be written. */
+export type AppServerSessionConfig = TomlTable;
+
+declare module '@tutti/core' {
+  interface ProviderParamsMap {
+    codex: AppServerSessionConfig;
+    'tutti-agent': AppServerSessionConfig;
+  }
+}
 
 /** Options of {@link createAppServerProvider}. */
 export interface AppServerProviderOptions {
   readonly logger?: EngineLogger;
-  /** Parent folder of session homes (default: OS temp folder). */
-  readonly baseDir?: string;
+}
+
+/** The live session as the host sees it, plus the engine for turns and tool calls. */
+export interface AppServerProviderSession extends LiveSession<AppServerSessionConfig> {
+  readonly engine: AppServerEngine;
+}
+
+/** The bindings the config's `[mcp_servers.*]` tables carry (url plus `http_headers`). */
+export function bindingsInConfig(config: AppServerSessionConfig): MCPServerBinding[] {
+  const servers = config.mcp_servers;
+  if (!servers || typeof servers !== 'object' || Array.isArray(servers)) return [];
+  return Object.entries(servers as Record<string, unknown>).flatMap(([name, server]) => {
+    const table = server as { url?: unknown; http_headers?: unknown };
+    if (typeof table?.url !== 'string') return [];
+    const headers =
+      table.http_headers && typeof table.http_headers === 'object'
+        ? (table.http_headers as Record<string, string>)
+        : {};
+    return [{ name, type: 'http', url: table.url, headers: { ...headers } } as MCPServerBinding];
+  });
 }
 
 /** A provider driving the app-server agent `descriptor` describes. */
 export function createAppServerProvider(
   descriptor: AppServerDescriptor,
   options: AppServerProviderOptions = {},
-): AgentProvider {
+): AgentProvider<string, undefined, AppServerSessionConfig> {
+  const open =
+    (resume: boolean) => async (request: OpenRequest<AppServerSessionConfig, undefined>) => {
+      const engine = await AppServerEngine.start({
+        descriptor,
+        prepared: request.runtime,
+        home: sessionHome(request.setup.files, descriptor),
+        spawn: () => request.setup.spawn({ env: request.env }),
+        ...(options.logger ? { logger: options.logger } : {}),
+      });
+      try {
+        const threadId =
+          resume && request.providerSessionId
+            ? await engine.resumeThread(request.providerSessionId)
+            : await engine.startThread();
+        return session(engine, threadId, request.runtime.mcpServers.length > 0);
+      } catch (error) {
+        await engine.close();
+        throw error;
+      }
+    };
   return Object.freeze({
     name: descriptor.id,
-    capabilities: Object.freeze({
-      httpMcp: true,
-      reconnectBeforeTurn: true,
-      skills: true,
-    }),
-    newSession: (context: ProviderSessionContext) => openSession(descriptor, options, context),
-  });
-}
-
-/** The live session as the host sees it, plus the engine for turns and tool calls. */
-export interface AppServerProviderSession extends ProviderSession {
-  readonly engine: AppServerEngine;
-}
-
-async function openSession(
-  descriptor: AppServerDescriptor,
-  options: AppServerProviderOptions,
-  context: ProviderSessionContext,
-): Promise<AppServerProviderSession> {
-  const runtime = await context.prepare({ httpMcp: true });
-  const { launch } = context;
-  const engine = await AppServerEngine.start({
-    descriptor: {
-      ...descriptor,
-      command: launch.command ?? descriptor.command,
-      args: launch.args ?? descriptor.args,
+    flags: Object.freeze({ httpMcp: true, listChanged: false }),
+    launch: Object.freeze({ command: descriptor.command, args: [...descriptor.args] }),
+    bindingsIn: bindingsInConfig,
+    async materialize(config: AppServerSessionConfig, _runtime: unknown, setup: SessionSetup) {
+      const home = await writeSessionHome(setup.files, descriptor, config);
+      return { env: { [descriptor.homeEnvVar]: home.dir } };
     },
-    prepared: { ...runtime, env: { ...runtime.env, ...launch.env } },
-    processes: context.processes,
-    ...(options.baseDir ? { baseDir: options.baseDir } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
+    newSession: open(false),
+    resumeSession: open(true),
   });
-  try {
-    const params = await context.hooks.sessionNew.promise(
-      { cwd: runtime.cwd } as ProviderParams,
-      runtime,
-      context.session,
-    );
-    const threadId = await engine.startThread(params);
-    return {
-      engine,
-      providerSessionId: threadId,
-      connector: runtime.mcpServers.length > 0 ? 'bound' : 'plain',
-      pid: engine.pid,
-      async reconnectBeforeNextTurn() {
-        if (runtime.mcpServers.length === 0) return false;
-        engine.reconnectBeforeNextTurn();
-        return true;
-      },
-      onExit: (listener) => engine.onExit(listener),
-      close: () => engine.close(),
-    };
-  } catch (error) {
-    await engine.close();
-    throw error;
-  }
+}
+
+function session(
+  engine: AppServerEngine,
+  threadId: string,
+  bound: boolean,
+): AppServerProviderSession {
+  return {
+    engine,
+    providerSessionId: threadId,
+    async reconnectBeforeNextTurn() {
+      if (!bound) return false;
+      engine.reconnectBeforeNextTurn();
+      return true;
+    },
+    close: () => engine.close(),
+  };
+}
+
+/** Registers the provider of `descriptor` and taps its projection and refresh hooks. */
+export function installAppServerAgent(
+  host: PluginHost,
+  descriptor: AppServerDescriptor,
+  options: AppServerProviderOptions = {},
+): void {
+  // Every app-server agent's hooks carry its config table, whatever the descriptor's id.
+  const hooks = providerHooks(host.hooks, descriptor.id as 'codex');
+  const project = async (
+    _config: AppServerSessionConfig,
+    runtime: { mcpServers: readonly MCPServerBinding[] },
+  ) => sessionConfig(descriptor, runtime.mcpServers, options.logger);
+  hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
+  hooks.sessionResume.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
+  hooks.toolsListChanged.tapPromise(
+    { name: PLUGIN_NAME, stage: REFRESH_STAGES.reconnectBeforeTurn },
+    async (refresh) =>
+      (await refresh.handle.reconnectBeforeNextTurn?.())
+        ? REFRESH_STRATEGIES.reconnectBeforeTurn
+        : undefined,
+  );
+  host.registerProvider(createAppServerProvider(descriptor, options));
 }

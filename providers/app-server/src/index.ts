@@ -2,8 +2,8 @@
  * @tutti/provider-app-server: app-server agents (Codex, Tutti Agent) as a tutti plugin.
  * Registers one provider per descriptor; behaviour comes from the descriptor alone.
  */
-import { defineProvider } from '@tutti/core';
-import { createAppServerProvider } from './app-server-provider.js';
+import { definePlugin } from '@tutti/core';
+import { installAppServerAgent } from './app-server-provider.js';
 import { createCodexDescriptor, createTuttiAgentDescriptor } from './descriptor.js';
 
 export * from './app-server-engine.js';
@@ -14,12 +14,11 @@ export * from './session-home.js';
 export type { AgentNotification } from './stdio-rpc.js';
 
 /** The plugin the daemon discovers in `providers/app-server`. */
-export default defineProvider({
+export default definePlugin({
   name: '@tutti/provider-app-server',
   version: '0.1.0',
-  capabilities: { httpMcp: true, reconnectBeforeTurn: true, skills: true },
   apply(host) {
-    host.registerProvider(createAppServerProvider(createCodexDescriptor()));
-    host.registerProvider(createAppServerProvider(createTuttiAgentDescriptor()));
+    installAppServerAgent(host, createCodexDescriptor());
+    installAppServerAgent(host, createTuttiAgentDescriptor());
   },
 });

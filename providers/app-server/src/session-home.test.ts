@@ -11,10 +11,10 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isTuttiError, type MCPServerBinding } from '@tutti/core';
+import { isTuttiError, type MCPServerBinding, sessionFiles } from '@tutti/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCodexDescriptor } from './descriptor.js';
-import { createSessionHome } from './session-home.js';
+import { sessionConfig, writeSessionHome } from './session-home.js';
 
 const binding: MCPServerBinding = {
   name: 'connector',
@@ -36,12 +36,23 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const create = () =>
-  createSessionHome({
-    descriptor: createCodexDescriptor({ userHome }),
-    bindings: [binding],
-    baseDir: root,
-  });
+/** Projects the user's config with the binding and writes the home, as the provider does. */
+const create = async () => {
+  const descriptor = createCodexDescriptor({ userHome });
+  const files = sessionFiles(join(root, 'session'));
+  const home = await writeSessionHome(
+    files,
+    descriptor,
+    await sessionConfig(descriptor, [binding]),
+  );
+  return {
+    dir: home.dir,
+    async dispose() {
+      await home.dispose();
+      await files.remove();
+    },
+  };
+};
 
 describe('createSessionHome', () => {
   it('links the user login, instructions and skills instead of copying them', async () => {

@@ -8,6 +8,7 @@ import {
   isProcessRunning,
   type ProcessSupervisor,
   signalGroup,
+  spawnAgent,
 } from '@tutti/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StdioRpc } from './stdio-rpc.js';
@@ -34,18 +35,21 @@ describe('StdioRpc', () => {
     const record = join(dir, 'record.jsonl');
     const supervisor = createProcessSupervisor();
     supervisors.push(supervisor);
-    const rpc = await StdioRpc.spawn({
-      provider: 'scripted',
-      command: process.execPath,
-      args: [SCRIPTED_AGENT],
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        ACP_SCRIPT_GRANDCHILD: 'stubborn',
-        ACP_SCRIPT_RECORD: record,
+    const agent = spawnAgent(
+      {
+        command: process.execPath,
+        args: [SCRIPTED_AGENT],
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          ACP_SCRIPT_GRANDCHILD: 'stubborn',
+          ACP_SCRIPT_RECORD: record,
+        },
       },
-      processes: supervisor,
-    });
+      { provider: 'scripted', processes: supervisor },
+    );
+    await agent.started;
+    const rpc = StdioRpc.open(agent, { provider: 'scripted' });
     groups.push(rpc.pid);
     // An answer means the grandchild's SIGTERM handler is in place and its pid recorded.
     await rpc.request('initialize', {});

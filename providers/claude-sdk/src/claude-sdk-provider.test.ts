@@ -9,7 +9,7 @@ import {
   type ConnectorStack,
   startConnectorStack,
 } from '../../../test/fixtures/agents/connector-stack.js';
-import { type ClaudeSdkProviderSession, createClaudeSdkProvider } from './claude-sdk-provider.js';
+import { type ClaudeSdkProviderSession, installClaudeSdkAgent } from './claude-sdk-provider.js';
 
 describe('Claude SDK provider in the session host', () => {
   let env: AgentTestEnv;
@@ -18,8 +18,8 @@ describe('Claude SDK provider in the session host', () => {
   beforeEach(async () => {
     env = await createAgentTestEnv();
     stack = await startConnectorStack();
-    stack.register(
-      createClaudeSdkProvider({ userOptions: { settingSources: [], strictMcpConfig: true } }),
+    stack.install((host) =>
+      installClaudeSdkAgent(host, { userOptions: { settingSources: [], strictMcpConfig: true } }),
     );
   });
 

@@ -1,22 +1,45 @@
 /**
- * The Claude SDK engine as a tutti provider: `newSession` / `resumeSession` prepare the
- * runtime, run the projected `query()` options through the `sessionNew` / `sessionResume`
- * waterfall (a tap may change anything but the connector binding), and start a session.
+ * The Claude SDK engine as a provider, and the taps that make it one. A config-first kind:
+ * the projection is the `query()` options (the caller's own options, the binding joined to
+ * their MCP servers, skills as a local plugin, guidance appended to the system prompt), so
+ * a tap sees and can change the real options; `materialize` writes the skills plugin into
+ * the session folder; `query()` then starts Claude Code through the host's spawn.
  * Refresh: Claude Code honours list_changed; native reload is `setMcpServers`.
  */
-import { isDeepStrictEqual } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Options } from '@anthropic-ai/claude-agent-sdk';
 import {
   type AgentProvider,
+  type LiveSession,
+  type OpenRequest,
+  type PluginHost,
   type PreparedRuntime,
-  type ProviderParams,
-  type ProviderSession,
-  type ProviderSessionContext,
-  TuttiError,
+  PROJECTION_STAGE,
+  providerHooks,
+  REFRESH_STAGES,
+  REFRESH_STRATEGIES,
+  type SessionHookContext,
+  type SessionSetup,
 } from '@tutti/core';
 import { ClaudeSdkSession } from './claude-sdk-session.js';
 import type { EngineLogger } from './logger.js';
-import { bindingsToMcpServers } from './query-options.js';
+import {
+  bindingsInOptions,
+  buildQueryOptions,
+  type ClaudeSessionOptions,
+} from './query-options.js';
+import { createSkillPlugin } from './skill-plugin.js';
+
+const PLUGIN_NAME = 'ClaudeSdkProvider';
+/** Folder of the session's skills plugin, inside the session folder. */
+const SKILLS_DIR = 'claude-skills';
+
+declare module '@tutti/core' {
+  interface ProviderParamsMap {
+    'claude-sdk': ClaudeSessionOptions;
+  }
+}
 
 /** Options of {@link createClaudeSdkProvider}. */
 export interface ClaudeSdkProviderOptions {
@@ -28,94 +51,108 @@ export interface ClaudeSdkProviderOptions {
 }
 
 /** The live session as the host sees it, plus the SDK session for turns and status. */
-export interface ClaudeSdkProviderSession extends ProviderSession {
+export interface ClaudeSdkProviderSession extends LiveSession<ClaudeSessionOptions> {
   readonly sdk: ClaudeSdkSession;
 }
 
-type Kind = 'new' | 'resume';
-const HOOKS = { new: 'sessionNew', resume: 'sessionResume' } as const;
-
 /** A provider for Claude Code sessions through the Agent SDK. */
-export function createClaudeSdkProvider(options: ClaudeSdkProviderOptions = {}): AgentProvider {
-  const name = options.name ?? 'claude-sdk';
-  const open = (kind: Kind, context: ProviderSessionContext, resume?: string) =>
-    openSession(options, kind, context, resume);
+export function createClaudeSdkProvider(
+  options: ClaudeSdkProviderOptions = {},
+): AgentProvider<string, undefined, ClaudeSessionOptions> {
+  const open = async (request: OpenRequest<ClaudeSessionOptions, undefined>) => {
+    const { setup } = request;
+    const sdk = await ClaudeSdkSession.start({
+      options: launchOptions(request.params, setup),
+      spawn: (spec) =>
+        setup.spawn({
+          command: spec.command,
+          args: spec.args,
+          ...(spec.cwd ? { cwd: spec.cwd } : {}),
+          env: definedEnv(spec.env),
+          ...(spec.signal ? { signal: spec.signal } : {}),
+        }),
+    });
+    return session(sdk);
+  };
   return Object.freeze({
-    name,
-    capabilities: Object.freeze({
-      httpMcp: true,
-      listChanged: true,
-      nativeReload: true,
-      resume: true,
-      skills: true,
-    }),
-    newSession: (context: ProviderSessionContext) => open('new', context),
-    resumeSession: (context: ProviderSessionContext, id: string) => open('resume', context, id),
+    name: options.name ?? 'claude-sdk',
+    flags: Object.freeze({ httpMcp: true, listChanged: true }),
+    bindingsIn: bindingsInOptions,
+    async materialize(
+      _params: ClaudeSessionOptions,
+      runtime: PreparedRuntime,
+      setup: SessionSetup,
+    ) {
+      if (runtime.skillRoots.length === 0) return undefined;
+      await setup.files.ensure();
+      await createSkillPlugin(runtime.skillRoots, {
+        dir: join(setup.files.dir, SKILLS_DIR),
+        ...(options.logger ? { logger: options.logger } : {}),
+      });
+      return undefined;
+    },
+    newSession: open,
+    resumeSession: open,
   });
 }
 
-async function openSession(
-  options: ClaudeSdkProviderOptions,
-  kind: Kind,
-  context: ProviderSessionContext,
-  resume: string | undefined,
-): Promise<ClaudeSdkProviderSession> {
-  // Claude Code's MCP client takes Streamable HTTP servers (measured), so no probe.
-  const runtime = await context.prepare({ httpMcp: true });
-  const launch = context.launch;
-  const userOptions: Options = {
-    ...options.userOptions,
-    ...(launch.command ? { pathToClaudeCodeExecutable: launch.command } : {}),
-    ...(launch.args ? { executableArgs: [...launch.args] } : {}),
-  };
-  const prepared: PreparedRuntime = { ...runtime, env: { ...runtime.env, ...launch.env } };
-  const session = await ClaudeSdkSession.start({
-    prepared,
-    userOptions,
-    processes: context.processes,
-    ...(resume ? { resume } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-    transformOptions: async (projected) => {
-      const hook = context.hooks[HOOKS[kind]];
-      const params = (await hook.promise(
-        projected as ProviderParams,
-        runtime,
-        context.session,
-      )) as Options;
-      assertBindingKept(params, runtime, context, kind);
-      return params;
-    },
-  });
+/** The options with the launch of the session: its executable and arguments, if given. */
+function launchOptions(params: Options, setup: SessionSetup): Options {
   return {
-    sdk: session,
-    providerSessionId: session.sessionId,
-    connector: runtime.mcpServers.length > 0 ? 'bound' : 'plain',
-    ...(session.pid === undefined ? {} : { pid: session.pid }),
-    async reload(rebind) {
-      if (runtime.mcpServers.length === 0) return false;
-      const next = await rebind();
-      await session.rebind(next.mcpServers);
+    ...params,
+    ...(setup.launch.command ? { pathToClaudeCodeExecutable: setup.launch.command } : {}),
+    ...(setup.launch.args.length > 0 ? { executableArgs: [...setup.launch.args] } : {}),
+  };
+}
+
+function definedEnv(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
+function session(sdk: ClaudeSdkSession): ClaudeSdkProviderSession {
+  return {
+    sdk,
+    providerSessionId: sdk.sessionId,
+    async reload(params) {
+      await sdk.setMcpServers(params.mcpServers ?? {});
       return true;
     },
-    close: () => session.close(),
+    close: () => sdk.close(),
   };
 }
 
-/** Throws when a hook tap removed or changed a prepared binding. */
-function assertBindingKept(
-  params: Options,
-  runtime: PreparedRuntime,
-  context: ProviderSessionContext,
-  kind: Kind,
+/** Registers the Claude SDK provider and taps its projection and refresh hooks. */
+export function installClaudeSdkAgent(
+  host: PluginHost,
+  options: ClaudeSdkProviderOptions = {},
 ): void {
-  const expected = bindingsToMcpServers(runtime.mcpServers);
-  for (const [server, config] of Object.entries(expected)) {
-    if (!isDeepStrictEqual(params.mcpServers?.[server], config)) {
-      throw new TuttiError('TUTTI_ERR_PROVIDER_BINDING_DROPPED', {
-        hook: HOOKS[kind],
-        method: 'query',
-        session: context.session.agentSessionId,
+  const provider = createClaudeSdkProvider(options);
+  // Every Claude SDK provider's hooks carry query options, whatever its name.
+  const hooks = providerHooks(host.hooks, provider.name as 'claude-sdk');
+  const project =
+    (resume: boolean) =>
+    async (_params: ClaudeSessionOptions, runtime: PreparedRuntime, session: SessionHookContext) =>
+      buildQueryOptions(runtime, {
+        ...(options.userOptions ? { userOptions: options.userOptions } : {}),
+        ...(resume && session.providerSessionId
+          ? { resume: session.providerSessionId }
+          : { sessionId: randomUUID() }),
+        ...(runtime.skillRoots.length > 0
+          ? { skillPluginDir: join(session.filesDir, SKILLS_DIR) }
+          : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
       });
-    }
-  }
+  hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project(false));
+  hooks.sessionResume.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project(true));
+  hooks.toolsListChanged.tapPromise(
+    { name: PLUGIN_NAME, stage: REFRESH_STAGES.nativeReload },
+    async (refresh) => {
+      if (!refresh.handle.reload) return undefined;
+      const { params } = await refresh.reproject('resume');
+      return (await refresh.handle.reload(params)) ? REFRESH_STRATEGIES.nativeReload : undefined;
+    },
+  );
+  host.registerProvider(provider);
 }

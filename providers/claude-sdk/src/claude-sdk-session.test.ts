@@ -8,7 +8,9 @@ import { isProcessGroupAlive as groupHasLiveMember, type PreparedRuntime } from 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
 import { startToolServer, type ToolServer } from '../../../test/fixtures/agents/tool-server.js';
-import { ClaudeSdkSession } from './claude-sdk-session.js';
+import type { ClaudeSdkSession } from './claude-sdk-session.js';
+import { bindingsToMcpServers } from './query-options.js';
+import { startStandaloneClaude } from './test-support/standalone-session.js';
 
 describe('Claude SDK session', () => {
   let env: AgentTestEnv;
@@ -43,16 +45,21 @@ describe('Claude SDK session', () => {
     };
   }
 
+  const disposers = new Map<ClaudeSdkSession, () => Promise<void>>();
+  const dirs = new Map<ClaudeSdkSession, string>();
+
   async function start(
     overrides: Partial<PreparedRuntime> = {},
-    userOptions: Parameters<typeof ClaudeSdkSession.start>[0]['userOptions'] = {},
+    userOptions: Parameters<typeof startStandaloneClaude>[0]['userOptions'] = {},
   ): Promise<ClaudeSdkSession> {
-    const session = await ClaudeSdkSession.start({
+    const { session, dir, dispose } = await startStandaloneClaude({
       prepared: prepared(overrides),
       userOptions: { settingSources: [], strictMcpConfig: true, ...userOptions },
       baseDir: env.root,
     });
-    cleanups.push(() => session.close());
+    cleanups.push(dispose);
+    disposers.set(session, dispose);
+    dirs.set(session, dir);
     return session;
   }
 
@@ -115,14 +122,16 @@ describe('Claude SDK session', () => {
     await session.waitForMcpServer('connector');
     const next = await startToolServer([{ name: 'other', answer: 'next' }]);
     cleanups.push(() => next.close());
-    await session.rebind([
-      {
-        name: 'connector',
-        type: 'http',
-        url: next.url,
-        headers: { Authorization: `Bearer ${next.token}` },
-      },
-    ]);
+    await session.setMcpServers(
+      bindingsToMcpServers([
+        {
+          name: 'connector',
+          type: 'http',
+          url: next.url,
+          headers: { Authorization: `Bearer ${next.token}` },
+        },
+      ]),
+    );
     await expect
       .poll(async () =>
         toolNames((await session.mcpServerStatus()).find((s) => s.name === 'connector')),
@@ -130,7 +139,7 @@ describe('Claude SDK session', () => {
       .toEqual(['other']);
   });
 
-  it('offers the prepared skill roots as plugin skills and removes the plugin folder on close', async () => {
+  it('offers the prepared skill roots as plugin skills from the session folder, removed with it', async () => {
     const root = join(env.root, 'connector-skills');
     await mkdir(join(root, 'demo-connector-skill'), { recursive: true });
     await writeFile(
@@ -142,17 +151,15 @@ describe('Claude SDK session', () => {
     expect(init.commands.map((command) => command.name)).toContain(
       'tutti-connector:demo-connector-skill',
     );
-    const pluginDirs = (await readdir(env.root)).filter((name) =>
-      name.startsWith('tutti-claude-skills-'),
-    );
-    expect(pluginDirs).toHaveLength(1);
+    const pluginDir = join(dirs.get(session)!, 'claude-skills');
+    expect(await readdir(join(pluginDir, 'skills'))).toEqual(['demo-connector-skill']);
 
-    await session.close();
+    await disposers.get(session)!();
 
-    await expect(stat(join(env.root, pluginDirs[0]!))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(pluginDir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('leaves no Claude Code process running after close', async () => {
+  it('lets Claude Code end by itself when the session closes', async () => {
     const session = await start();
     await session.waitForMcpServer('connector');
     const pid = session.pid!;
@@ -160,6 +167,7 @@ describe('Claude SDK session', () => {
 
     await session.close();
 
-    expect(groupHasLiveMember(pid)).toBe(false);
+    // Claude Code exits once its query closes; the host stops what is left of its group.
+    await expect.poll(() => groupHasLiveMember(pid), { timeout: 10_000 }).toBe(false);
   });
 });

@@ -1,48 +1,36 @@
 /**
  * A live Claude Code session through the Agent SDK: one `query()` over a prompt stream
- * that yields only when a turn is sent. Refresh is native: Claude Code honours
- * `notifications/tools/list_changed`, and `reconnectMcpServer` / `setMcpServers` reload on
- * demand (a re-issued token goes in through `rebind`).
+ * that yields only when a turn is sent. Claude Code is started through the session host's
+ * spawn (`spawnClaudeCodeProcess`), so its process group is the host's to watch and stop.
+ * Refresh is native: Claude Code honours `notifications/tools/list_changed`, and
+ * `reconnectMcpServer` / `setMcpServers` reload on demand.
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  type McpServerConfig,
   type McpServerStatus,
   type Options,
   type Query,
   query,
   type SDKMessage,
+  type SpawnedProcess,
+  type SpawnOptions,
 } from '@anthropic-ai/claude-agent-sdk';
-import {
-  type MCPServerBinding,
-  type PreparedRuntime,
-  type ProcessSupervisor,
-  TuttiError,
-} from '@tutti/core';
-import { type ClaudeProcessTracker, createClaudeProcessTracker } from './claude-process.js';
-import type { EngineLogger } from './logger.js';
+import { type AgentProcess, TuttiError } from '@tutti/core';
 import { createPromptStream, type PromptStream } from './prompt-stream.js';
-import { buildQueryOptions, mergeMcpServers } from './query-options.js';
-import { createSkillPlugin, type SkillPlugin } from './skill-plugin.js';
 
 const PROVIDER = 'claude-sdk';
+/** How long Claude Code may take to exit by itself once its query is closed. */
+const EXIT_GRACE_MS = 4_000;
 
 /** Options of {@link ClaudeSdkSession.start}. */
 export interface ClaudeSdkSessionOptions {
-  readonly prepared: PreparedRuntime;
-  /** The caller's own query options (their MCP servers are kept). */
-  readonly userOptions?: Options;
-  /** Claude session id to resume; a new session gets a fresh UUID otherwise. */
-  readonly resume?: string;
-  /** Parent folder of the session's skill plugin (default: OS temp folder). */
-  readonly baseDir?: string;
-  readonly logger?: EngineLogger;
-  /** Transforms the projected options before `query()` (e.g. the `sessionNew` hook). */
-  readonly transformOptions?: (options: Options) => Promise<Options>;
+  /** The final `query()` options (projected, through every hook tap). */
+  readonly options: Options;
+  /** Starts Claude Code (the session host's spawn). */
+  readonly spawn: (spec: SpawnOptions) => AgentProcess;
   /** The SDK's `query` (replaceable for wrappers). */
   readonly queryFn?: typeof query;
-  /** The daemon's supervisor (`ProviderSessionContext.processes`), when there is one. */
-  readonly processes?: ProcessSupervisor | undefined;
 }
 
 /** One Claude Agent SDK session. */
@@ -55,48 +43,33 @@ export class ClaudeSdkSession {
     /** Claude's session id (new or resumed). */
     readonly sessionId: string,
     private readonly prompt: PromptStream,
-    private readonly process: ClaudeProcessTracker,
-    private readonly skillPlugin: SkillPlugin | undefined,
-    private readonly userOptions: Options | undefined,
-    private readonly logger: EngineLogger | undefined,
+    private readonly agent: () => AgentProcess | undefined,
+    private readonly userServers: Record<string, McpServerConfig>,
   ) {}
 
   /**
-   * Starts `query()` with the projected options and waits for its initialize answer.
-   * @example const session = await ClaudeSdkSession.start({ prepared, userOptions: { settingSources: [] } });
+   * Starts `query()` with `options` and waits for its initialize answer.
+   * @example const session = await ClaudeSdkSession.start({ options, spawn: (spec) => setup.spawn(spec) });
    */
-  static async start(options: ClaudeSdkSessionOptions): Promise<ClaudeSdkSession> {
-    const { prepared, logger } = options;
-    const skillPlugin =
-      prepared.skillRoots.length > 0
-        ? await createSkillPlugin(prepared.skillRoots, { baseDir: options.baseDir, logger })
-        : undefined;
-    const sessionId = options.resume ?? randomUUID();
+  static async start(input: ClaudeSdkSessionOptions): Promise<ClaudeSdkSession> {
+    const sessionId = input.options.resume ?? input.options.sessionId;
+    if (!sessionId) throw new TypeError('the options name no sessionId and no resume');
     const prompt = createPromptStream();
-    const tracker = createClaudeProcessTracker({
-      stderr: options.userOptions?.stderr,
-      processes: options.processes,
-    });
+    let agent: AgentProcess | undefined;
     let started: Query | undefined;
     try {
-      const projected = buildQueryOptions(prepared, {
-        userOptions: options.userOptions,
-        resume: options.resume,
-        sessionId,
-        skillPluginDir: skillPlugin?.dir,
-        logger,
-      });
-      const queryOptions = options.transformOptions
-        ? await options.transformOptions(projected)
-        : projected;
-      queryOptions.spawnClaudeCodeProcess ??= (spawnOptions) => tracker.spawn(spawnOptions);
-      started = (options.queryFn ?? query)({ prompt: prompt.iterable, options: queryOptions });
+      const options: Options = {
+        ...input.options,
+        spawnClaudeCodeProcess: (spec) => {
+          agent = input.spawn(spec);
+          return agent.child as unknown as SpawnedProcess;
+        },
+      };
+      started = (input.queryFn ?? query)({ prompt: prompt.iterable, options });
       await started.initializationResult();
     } catch (error) {
       prompt.end();
       started?.close();
-      await tracker.stop();
-      await skillPlugin?.dispose();
       if (error instanceof TuttiError) throw error;
       throw new TuttiError(
         'TUTTI_ERR_PROVIDER_REQUEST_FAILED',
@@ -104,20 +77,10 @@ export class ClaudeSdkSession {
         { cause: error },
       );
     }
-    return new ClaudeSdkSession(
-      started,
-      sessionId,
-      prompt,
-      tracker,
-      skillPlugin,
-      options.userOptions,
-      logger,
+    const userServers = Object.fromEntries(
+      Object.entries(input.options.mcpServers ?? {}).filter(([name]) => name !== 'connector'),
     );
-  }
-
-  /** Skill names the session's skill plugin offers (`tutti-connector:<name>` in Claude). */
-  get skills(): readonly string[] {
-    return this.skillPlugin?.skills ?? [];
+    return new ClaudeSdkSession(started, sessionId, prompt, () => agent, userServers);
   }
 
   /** Sends one user turn; read the answer from {@link query}. */
@@ -164,32 +127,30 @@ export class ClaudeSdkSession {
   }
 
   /**
-   * Takes new bindings (e.g. a re-issued token) with `setMcpServers`, keeping the caller's
-   * own servers.
+   * Takes freshly projected MCP servers (e.g. a re-issued token) with `setMcpServers`,
+   * keeping the caller's own servers.
    */
-  async rebind(bindings: readonly MCPServerBinding[]): Promise<void> {
+  async setMcpServers(servers: Record<string, McpServerConfig>): Promise<void> {
     this.assertOpen('setMcpServers');
-    await this.query.setMcpServers(
-      mergeMcpServers(this.userOptions?.mcpServers, bindings, this.logger),
-    );
+    await this.query.setMcpServers({ ...this.userServers, ...servers });
   }
 
-  /** Process id (and group id) of Claude Code, when this engine spawned it. */
+  /** Process id (and group id) of Claude Code. */
   get pid(): number | undefined {
-    return this.process.pid;
+    return this.agent()?.pid || undefined;
   }
 
   /**
-   * Ends the prompt, closes the query, waits for the Claude Code process group to be gone
-   * and removes the plugin folder. Idempotent.
+   * Ends the prompt and closes the query, then waits (bounded) for Claude Code to exit by
+   * itself; the host stops what is left of its group. Idempotent.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.prompt.end();
     this.query.close();
-    await this.process.stop();
-    await this.skillPlugin?.dispose();
+    const agent = this.agent();
+    if (agent) await Promise.race([agent.exited, sleep(EXIT_GRACE_MS, undefined, { ref: false })]);
   }
 
   private assertOpen(method: string): void {

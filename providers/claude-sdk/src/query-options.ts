@@ -8,6 +8,25 @@ import type { McpServerConfig, Options } from '@anthropic-ai/claude-agent-sdk';
 import type { MCPServerBinding, PreparedRuntime } from '@tutti/core';
 import type { EngineLogger } from './logger.js';
 
+/** The params of a Claude SDK session: the `query()` options taps see and change. */
+export type ClaudeSessionOptions = Options;
+
+/** The HTTP MCP servers of `options` in the provider-neutral binding form. */
+export function bindingsInOptions(options: Options): MCPServerBinding[] {
+  return Object.entries(options.mcpServers ?? {}).flatMap(([name, server]) =>
+    server && (server as { type?: string }).type === 'http'
+      ? [
+          {
+            name,
+            type: 'http',
+            url: (server as { url: string }).url,
+            headers: { ...((server as { headers?: Record<string, string> }).headers ?? {}) },
+          } as MCPServerBinding,
+        ]
+      : [],
+  );
+}
+
 /** Inputs of {@link buildQueryOptions} besides the prepared runtime. */
 export interface QueryOptionsInput {
   /** The caller's own options (their MCP servers, model, permission mode, ...). */

@@ -5,8 +5,7 @@
  * load with `settingSources: []`; a plugin loads whatever the caller's setting sources.)
  * Claude Code names them `tutti-connector:<name>`.
  */
-import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { EngineLogger } from './logger.js';
 
@@ -24,14 +23,15 @@ export interface SkillPlugin {
   dispose(): Promise<void>;
 }
 
-/** Creates the plugin folder for the given skill roots. */
+/** Creates the plugin folder `dir` (inside the session's folder) for the given skill roots. */
 export async function createSkillPlugin(
   skillRoots: readonly string[],
-  options: { baseDir?: string; logger?: EngineLogger } = {},
+  options: { dir: string; logger?: EngineLogger },
 ): Promise<SkillPlugin> {
-  const dir = await mkdtemp(join(options.baseDir ?? tmpdir(), 'tutti-claude-skills-'));
+  const { dir } = options;
   const skills: string[] = [];
   try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     await mkdir(join(dir, '.claude-plugin'));
     await mkdir(join(dir, 'skills'));
     await writeFile(

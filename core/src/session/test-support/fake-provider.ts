@@ -1,78 +1,102 @@
 /**
  * An in-process provider double for host tests: no agent process, it records what the
- * host gave it and offers the refresh methods a test switches on.
+ * host gave it (the runtimes and the final params of each open) and offers the refresh
+ * methods a test switches on. Its projection is a tap, as a real provider's is.
  */
-import type { PreparedRuntime, ProviderCapabilities } from '../../contracts/index.js';
-import type { AgentProvider, ProviderSession, ProviderSessionContext } from '../types.js';
+import type { PreparedRuntime, ProviderFlags } from '../../contracts/index.js';
+import type { PluginHost } from '../../plugins/plugin-contract.js';
+import { PROJECTION_STAGE, providerHooks, REFRESH_STAGES } from '../hooks.js';
+import type { AgentProvider, LiveSession, OpenRequest } from '../provider-contract.js';
 
 /** What the fake saw and how it behaves. */
 export interface FakeProviderControl {
-  /** Runtimes the provider received, in order (prepare and reloads). */
+  /** Runtimes the projection received, in order (opens and reprojections). */
   readonly runtimes: PreparedRuntime[];
-  /** Params after the `sessionNew`/`sessionLoad`/`sessionResume` waterfall. */
+  /** Final params of each open, after every projection tap and the binding check. */
   readonly sent: Record<string, unknown>[];
+  /** Params each native reload received. */
+  readonly reloads: Record<string, unknown>[];
   /** Offer a native reload. */
   reload: boolean;
   /** Offer a reconnect before the next turn. */
   reconnect: boolean;
-  /** What the agent declares; `undefined` simulates a failed probe. */
-  probe: { httpMcp: boolean } | undefined;
-  /** Make `newSession` throw this. */
+  /** Make the open throw this. */
   failWith?: Error;
-  /** Ends the agent "on its own". */
-  exit(reason: string): void;
+  /** Start `node -e <agentScript>` as the session's agent when set. */
+  agentScript?: string;
   closed: number;
 }
 
-/** A provider named `name` and its control panel. */
-export function createFakeProvider(
+/** The fake's params: its projection of the binding. */
+export interface FakeParams {
+  servers: PreparedRuntime['mcpServers'];
+  [key: string]: unknown;
+}
+
+/** A provider named `name`, installed on `host` with its projection and refresh taps. */
+export function installFakeProvider(
+  host: PluginHost,
   name: string,
-  capabilities: Partial<ProviderCapabilities> = { httpMcp: true },
-): { provider: AgentProvider; control: FakeProviderControl } {
-  const exitListeners: ((reason: string) => void)[] = [];
+  flags: ProviderFlags = { httpMcp: true, listChanged: false },
+): FakeProviderControl {
   const control: FakeProviderControl = {
     runtimes: [],
     sent: [],
+    reloads: [],
     reload: false,
     reconnect: false,
-    probe: { httpMcp: true },
-    exit: (reason) => {
-      for (const listener of exitListeners) listener(reason);
-    },
     closed: 0,
   };
-  const open = async (
-    context: ProviderSessionContext,
-    hook: 'sessionNew' | 'sessionLoad' | 'sessionResume',
-    id: string,
-  ): Promise<ProviderSession> => {
-    if (control.failWith) throw control.failWith;
-    const runtime = await context.prepare(control.probe);
+  const hooks = providerHooks(host.hooks, name);
+  const project = async (_params: unknown, runtime: PreparedRuntime) => {
     control.runtimes.push(runtime);
-    control.sent.push(
-      await context.hooks[hook].promise({ servers: runtime.mcpServers }, runtime, context.session),
-    );
-    const session: ProviderSession = {
-      providerSessionId: id,
-      connector: runtime.mcpServers.length > 0 ? 'bound' : 'plain',
-      reload: async (rebind) => {
-        if (!control.reload) return false;
-        control.runtimes.push(await rebind());
+    return { servers: runtime.mcpServers };
+  };
+  hooks.sessionNew.tapPromise({ name: 'Fake', stage: PROJECTION_STAGE }, project);
+  hooks.sessionLoad.tapPromise({ name: 'Fake', stage: PROJECTION_STAGE }, project);
+  hooks.toolsListChanged.tapPromise(
+    { name: 'Fake', stage: REFRESH_STAGES.nativeReload },
+    async (refresh) => {
+      if (!control.reload || !refresh.handle.reload) return undefined;
+      const { params } = await refresh.reproject('load');
+      return (await refresh.handle.reload(params)) ? 'native-reload' : undefined;
+    },
+  );
+  hooks.toolsListChanged.tapPromise(
+    { name: 'Fake', stage: REFRESH_STAGES.reconnectBeforeTurn },
+    async (refresh) =>
+      (await refresh.handle.reconnectBeforeNextTurn?.()) ? 'reconnect-before-turn' : undefined,
+  );
+  const open = async (request: OpenRequest<FakeParams, undefined>) => {
+    if (control.agentScript) {
+      const agent = request.setup.spawn({
+        command: process.execPath,
+        args: ['-e', control.agentScript],
+      });
+      await agent.started;
+    }
+    if (control.failWith) throw control.failWith;
+    control.sent.push(request.params as Record<string, unknown>);
+    const session: LiveSession = {
+      providerSessionId: request.providerSessionId ?? `${name}-new`,
+      reload: async (params) => {
+        control.reloads.push(params);
         return true;
       },
       reconnectBeforeNextTurn: async () => control.reconnect,
-      onExit: (listener) => exitListeners.push(listener),
       close: async () => {
         control.closed += 1;
       },
     };
     return session;
   };
-  const provider: AgentProvider = {
+  const provider: AgentProvider<string, undefined, FakeParams> = {
     name,
-    capabilities,
-    newSession: (context) => open(context, 'sessionNew', `${name}-new`),
-    loadSession: (context, id) => open(context, 'sessionLoad', id),
+    flags,
+    bindingsIn: (params) => params.servers ?? [],
+    newSession: open,
+    loadSession: open,
   };
-  return { provider, control };
+  host.registerProvider(provider);
+  return control;
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
 import { createTokenService } from '../../../../core/src/auth/index.js';
 import { createFakeConnector } from '../../../../core/src/session/test-support/fake-connector.js';
-import { createAcpProvider } from '../acp-provider.js';
+import { installAcpAgent } from '../acp-provider.js';
 import type { AcpAgentDescriptor } from '../descriptors.js';
 
 /** Path of the scripted ACP agent. */
@@ -48,17 +48,16 @@ export function scriptedHost(
     connector,
     tokens,
     guidance: () => 'Use the connector MCP tools.',
+    sessionsDir: dir,
     ...options.host,
   });
   hosts.push(host);
-  host.registerProvider(
-    createAcpProvider({
-      name: 'scripted',
-      command: process.execPath,
-      args: [SCRIPTED_AGENT],
-      ...options.descriptor,
-    }),
-  );
+  installAcpAgent(host, {
+    name: 'scripted',
+    command: process.execPath,
+    args: [SCRIPTED_AGENT],
+    ...options.descriptor,
+  });
   const request = {
     provider: 'scripted',
     workspaceId: 'ws-1',

@@ -1,0 +1,38 @@
+/**
+ * The connector runtime's observations as events for hosts. A failure carries a status and
+ * a fixed advice text, never the upstream's own output (it may hold secrets).
+ */
+import type { TuttiEventBody } from '../events/index.js';
+import type { RuntimeEvent } from '../runtime/index.js';
+
+/** Fixed advice per failure status. */
+export const FAILURE_ADVICE = Object.freeze({
+  crashed:
+    "The connector's MCP server ended; the daemon restarts it. GET /v1/connectors says why and when.",
+  'start-failed':
+    "The connector's MCP server did not start. Check its command, URL and credential; GET /v1/connectors says why.",
+} as const);
+
+/** The event to publish for a runtime observation, when hosts care about it. */
+export function connectorEventOf(event: RuntimeEvent): TuttiEventBody | undefined {
+  const generation = event.generation === undefined ? {} : { generation: event.generation };
+  switch (event.kind) {
+    case 'started':
+    case 'upgraded':
+      return { type: 'connector.started', key: event.key, ...generation };
+    case 'restarted':
+      return { type: 'connector.restarted', key: event.key, ...generation };
+    case 'removed':
+      return { type: 'connector.removed', key: event.key };
+    case 'crashed':
+    case 'start-failed':
+      return {
+        type: 'connector.failed',
+        key: event.key,
+        status: event.kind,
+        advice: FAILURE_ADVICE[event.kind],
+      };
+    default:
+      return undefined;
+  }
+}

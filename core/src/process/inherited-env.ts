@@ -1,0 +1,78 @@
+/**
+ * Which of the daemon's own environment variables reach the processes it starts. An agent
+ * gets the daemon's environment minus its control variables and the nesting guards other
+ * agents leave behind; a connector upstream gets only the network, CA, locale and temp
+ * settings (plus what its manifest and credential give it). `docs/architecture.md` lists
+ * the rules.
+ */
+
+/**
+ * Variables set by an agent for the processes it runs, to detect nesting. Handed on, they
+ * make an agent started by the daemon believe it runs inside another agent.
+ */
+export const NESTING_GUARD_VARIABLES: readonly string[] = Object.freeze([
+  'CLAUDECODE',
+  'CLAUDE_CODE_ENTRYPOINT',
+  'CLAUDE_CODE_SSE_PORT',
+  'CLAUDE_AGENT_SDK_VERSION',
+  'CODEX_SANDBOX',
+  'CODEX_SANDBOX_NETWORK_DISABLED',
+  'CODEX_THREAD_ID',
+  'CODEX_MANAGED_BY_NPM',
+  'CODEX_MANAGED_BY_BUN',
+  'CODEX_MANAGED_BY_PNPM',
+  'CODEX_MANAGED_PACKAGE_ROOT',
+  'OPENCODE',
+  'OPENCODE_PID',
+  'GEMINI_CLI',
+  'QWEN_CODE',
+]);
+
+/** True for a variable of the daemon's own control (`TUTTI_*`) or of the npm run that started it. */
+export function isDaemonControlVariable(name: string): boolean {
+  return name.startsWith('TUTTI_') || name.startsWith('npm_') || name === 'INIT_CWD';
+}
+
+/** The daemon's environment as an agent inherits it. */
+export function agentInheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const guards = new Set(NESTING_GUARD_VARIABLES);
+  const inherited: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || guards.has(name) || isDaemonControlVariable(name)) continue;
+    inherited[name] = value;
+  }
+  return inherited;
+}
+
+/** Exact names of the settings a connector upstream inherits (besides `LC_*`). */
+const UPSTREAM_SETTINGS = new Set([
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'no_proxy',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'REQUESTS_CA_BUNDLE',
+  'CURL_CA_BUNDLE',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+]);
+
+/** The proxy, CA, locale and temp-folder settings of the daemon, for a connector upstream. */
+export function upstreamInheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (UPSTREAM_SETTINGS.has(name) || name.startsWith('LC_')) inherited[name] = value;
+  }
+  return inherited;
+}

@@ -1,0 +1,71 @@
+/**
+ * Redacts known secrets from text a child process wrote (an agent's or upstream's stderr)
+ * before it is shown in an answer or a listing: every registered secret value, every
+ * `Bearer <token>` and every `NAME=value` whose name looks like a credential.
+ */
+
+const REDACTED = '[redacted]';
+/** Values shorter than this are not registered: they would redact ordinary words. */
+const MIN_SECRET_LENGTH = 8;
+const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+const SECRET_ASSIGNMENT =
+  /\b([A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Za-z0-9_]*\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"',;]+)/gi;
+
+/** True when an environment variable's name says it holds a secret. */
+export function looksSecretName(name: string): boolean {
+  return /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i.test(name);
+}
+
+/** A set of known secrets and the redaction of text against them. */
+export class SecretRedactor {
+  readonly #counts = new Map<string, number>();
+
+  /** Registers secrets (reference-counted); returns the function that forgets them again. */
+  add(...secrets: readonly (string | undefined)[]): () => void {
+    const added = secrets.filter(
+      (secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET_LENGTH,
+    );
+    for (const secret of added) this.#counts.set(secret, (this.#counts.get(secret) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      for (const secret of added) {
+        const left = (this.#counts.get(secret) ?? 1) - 1;
+        if (left <= 0) this.#counts.delete(secret);
+        else this.#counts.set(secret, left);
+      }
+    };
+  }
+
+  /** Registers the values of `env` whose names look like credentials. */
+  addEnv(env: Readonly<Record<string, string>>): () => void {
+    return this.add(
+      ...Object.entries(env)
+        .filter(([name]) => looksSecretName(name))
+        .map(([, value]) => value),
+    );
+  }
+
+  /** `text` with every known secret and every bearer token or credential assignment masked. */
+  redact(text: string): string {
+    let result = text;
+    // Longest first, so a secret containing another is masked whole.
+    for (const secret of [...this.#counts.keys()].sort((a, b) => b.length - a.length)) {
+      if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+    }
+    return result
+      .replace(BEARER, `$1${REDACTED}`)
+      .replace(SECRET_ASSIGNMENT, (_whole, prefix: string) => `${prefix}${REDACTED}`);
+  }
+}
+
+/** The last `maxLines` non-empty lines of `text`, each cut to `maxLineLength` characters. */
+export function lastLines(text: string, maxLines = 20, maxLineLength = 500): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd())
+    .filter((line) => line.length > 0)
+    .slice(-maxLines)
+    .map((line) => (line.length > maxLineLength ? `${line.slice(0, maxLineLength)}…` : line));
+}

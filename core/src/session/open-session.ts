@@ -1,0 +1,144 @@
+/**
+ * The steps that open a daemon-driven session, in the order its provider's kind needs:
+ *
+ *   handshake kinds:    spawn -> handshake -> prepare -> project -> check -> materialize -> open
+ *   config-first kinds: prepare -> project -> check -> materialize -> open (which spawns)
+ *
+ * and the host-driven form, which stops after materialize and hands the projection over.
+ */
+import type { PreparedRuntime } from '../contracts/index.js';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import type { PreparedProjection } from './host-types.js';
+import { stderrSentence } from './agent-channel.js';
+import { projectSession } from './project-session.js';
+import type { AgentProvider, LiveSession, SessionSetup } from './provider-contract.js';
+import type { SessionEntry } from './session-entry.js';
+import type { AgentProbe, SessionHookContext, SessionOperation } from './session-types.js';
+import type { SessionHooks } from './hooks.js';
+
+/** What the steps need from the host. */
+export interface OpenServices {
+  readonly hooks: SessionHooks;
+  /** Prepares the entry's runtime for `probe` (undefined: the probe failed). */
+  prepare(entry: SessionEntry, probe: AgentProbe | undefined): Promise<PreparedRuntime>;
+}
+
+/** The hook context of `entry` for `operation`. */
+export function hookContext(
+  entry: SessionEntry,
+  operation: SessionOperation,
+  providerSessionId: string | undefined,
+): SessionHookContext {
+  return Object.freeze({
+    ...entry.session,
+    operation,
+    ...(providerSessionId === undefined ? {} : { providerSessionId }),
+    ...(entry.declared ? { declared: entry.declared } : {}),
+    filesDir: entry.files.dir,
+  });
+}
+
+/** Opens a daemon-driven session; on failure the caller drops the entry. */
+export async function openDaemonSession(
+  services: OpenServices,
+  provider: AgentProvider,
+  entry: SessionEntry,
+  setup: SessionSetup,
+  operation: SessionOperation,
+  providerSessionId: string | undefined,
+): Promise<LiveSession> {
+  let state: unknown;
+  let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
+  const agent = provider.handshake ? setup.spawn() : undefined;
+  if (agent && provider.handshake) {
+    await agent.started;
+    const handshake = await provider.handshake(agent, setup);
+    state = handshake.state;
+    if (handshake.declared) entry.declared = handshake.declared;
+    probe =
+      handshake.declared && provider.probeOf ? provider.probeOf(handshake.declared) : undefined;
+  }
+  const runtime = await services.prepare(entry, probe);
+  const context = hookContext(entry, operation, providerSessionId);
+  const params = await projectSession(services.hooks, provider, runtime, context);
+  const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
+  const open =
+    operation === 'new'
+      ? provider.newSession
+      : operation === 'load'
+        ? provider.loadSession
+        : provider.resumeSession;
+  if (!open) {
+    throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
+  }
+  return open.call(provider, {
+    setup,
+    params: params as never,
+    runtime,
+    state,
+    agent,
+    ...(providerSessionId === undefined ? {} : { providerSessionId }),
+    env: { ...runtime.env, ...materialized.env },
+  });
+}
+
+/** Prepares, projects and materializes a host-driven session of `provider`. */
+export async function prepareHostSession(
+  services: OpenServices,
+  provider: AgentProvider,
+  entry: SessionEntry,
+  setup: SessionSetup,
+  declared: Readonly<Record<string, unknown>> | undefined,
+): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection }> {
+  let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
+  if (provider.handshake) {
+    if (!declared) {
+      throw new TuttiError('TUTTI_ERR_SESSION_DECLARATION_NEEDED', { provider: provider.name });
+    }
+    entry.declared = declared;
+    probe = provider.probeOf ? provider.probeOf(declared) : undefined;
+  }
+  const runtime = await services.prepare(entry, probe);
+  const context = hookContext(entry, 'new', undefined);
+  const params = await projectSession(services.hooks, provider, runtime, context);
+  const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
+  return { runtime, projection: Object.freeze({ params, env: { ...materialized.env } }) };
+}
+
+/**
+ * The error a failed start answers: the agent's own end when it ended meanwhile (what it
+ * says is more useful than what the protocol layer saw), else the error as it is.
+ */
+export function startError(
+  provider: AgentProvider,
+  entry: SessionEntry,
+  error: unknown,
+): TuttiError {
+  const ended = entry.agent?.exit;
+  const fault =
+    isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_EXITED') ||
+    isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_MISBEHAVED') ||
+    isTuttiError(error, 'TUTTI_ERR_PROVIDER_SPAWN_FAILED');
+  if (ended && !ended.expected && !fault) {
+    return new TuttiError(
+      'TUTTI_ERR_PROVIDER_AGENT_EXITED',
+      {
+        provider: provider.name,
+        method: 'start',
+        what: `exited (${ended.description})`,
+        stderr: stderrSentence(ended.stderr),
+      },
+      { cause: error },
+    );
+  }
+  if (isTuttiError(error)) return error;
+  return new TuttiError(
+    'TUTTI_ERR_SESSION_START_FAILED',
+    {
+      provider: provider.name,
+      session: entry.session.agentSessionId,
+      reason: error instanceof Error ? error.message : String(error),
+    },
+    { cause: error },
+  );
+}
