@@ -1,5 +1,6 @@
 /**
- * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
+ * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]
+ * [--agent-timeout MS]`
  * (logs: `warn` by default, `info` with `--json`):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
@@ -32,6 +33,8 @@ export interface TuttidArgs {
   json: boolean;
   demo: boolean;
   logLevel: string;
+  /** Longest an agent may take to start a session or answer one request, in ms. */
+  agentTimeoutMs?: number;
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -43,6 +46,17 @@ function portOf(value: string | undefined, flag: string): number {
     });
   }
   return port;
+}
+
+function msOf(value: string | undefined, flag: string): { agentTimeoutMs?: number } {
+  if (value === undefined) return {};
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: `${flag} takes milliseconds, from 100 to 3600000`,
+    });
+  }
+  return { agentTimeoutMs: ms };
 }
 
 /** Parses `argv` (without node and the script). */
@@ -58,6 +72,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         json: { type: 'boolean', default: false },
         'no-demo': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
+        'agent-timeout': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -72,6 +87,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     json: values.json === true,
     demo: values['no-demo'] !== true,
     logLevel: String(values['log-level'] ?? (values.json === true ? 'info' : 'warn')),
+    ...msOf(values['agent-timeout'] as string | undefined, '--agent-timeout'),
   };
 }
 
@@ -115,6 +131,7 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
     controlPort: args.controlPort,
     logger,
     demoConnectors: args.demo ? demoConnectors() : [],
+    ...(args.agentTimeoutMs !== undefined && { agentTimeoutMs: args.agentTimeoutMs }),
     repoRoot,
     nodeModules: [join(repoRoot, 'node_modules')],
   });

@@ -3,7 +3,7 @@
  * write to (TMPDIR for session homes, the daemon's own CODEX_HOME, the agents' HOME and
  * XDG folders) lives under one root removed by `dispose`, which also stops the daemon.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
 import type { AgentSessionInfo } from '../../core/src/session/index.js';
@@ -34,8 +34,23 @@ export interface AgentDaemon {
   dispose(): Promise<void>;
 }
 
+/** What else the daemon is started with. */
+export interface AgentDaemonOptions {
+  /** More `tuttid` arguments. */
+  readonly args?: readonly string[];
+  /**
+   * Start the daemon itself with the agents' throw-away HOME, XDG folders and PATH (with
+   * `node_modules/.bin`), so an agent started with no `env` in its request inherits them.
+   */
+  readonly agentHome?: boolean;
+  /** More variables of the daemon's own environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Drop-in plugin files written into `<home>/plugins` before the daemon starts: name -> source. */
+  readonly plugins?: Readonly<Record<string, string>>;
+}
+
 /** Starts `tuttid --no-demo` with its temp folders under a fresh root. */
-export async function startAgentDaemon(): Promise<AgentDaemon> {
+export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promise<AgentDaemon> {
   const agentEnv = await createAgentTestEnv();
   const tmp = join(agentEnv.root, 'tmp');
   const userCodexHome = join(agentEnv.root, 'daemon-codex-home');
@@ -43,9 +58,21 @@ export async function startAgentDaemon(): Promise<AgentDaemon> {
   // Read by the tuttid process it spawns, which copies this process's env.
   vi.stubEnv('TMPDIR', tmp);
   vi.stubEnv('CODEX_HOME', userCodexHome);
+  if (options.agentHome) {
+    for (const [name, value] of Object.entries(agentEnv.env)) vi.stubEnv(name, value);
+    vi.stubEnv('PATH', `${NODE_BIN_DIR}:${agentEnv.env.PATH}`);
+  }
+  for (const [name, value] of Object.entries(options.env ?? {})) vi.stubEnv(name, value);
+  const home = join(agentEnv.root, 'tutti-home');
+  if (options.plugins) {
+    await mkdir(join(home, 'plugins'), { recursive: true });
+    for (const [name, source] of Object.entries(options.plugins)) {
+      await writeFile(join(home, 'plugins', name), source);
+    }
+  }
   let daemon: TuttidProcess;
   try {
-    daemon = await startTuttid(join(agentEnv.root, 'tutti-home'), ['--no-demo']);
+    daemon = await startTuttid(home, ['--no-demo', ...(options.args ?? [])]);
   } catch (error) {
     vi.unstubAllEnvs();
     await agentEnv.dispose();

@@ -65,6 +65,8 @@ export interface DaemonOptions {
   readonly keepAliveMs?: number;
   /** Restart delays of a crashed upstream (default 500 ms doubling up to 30 s). */
   readonly backoff?: BackoffOptions;
+  /** Longest an agent may take to start a session or answer one request (default 60 s). */
+  readonly agentTimeoutMs?: number;
 }
 
 /** A running daemon. */
@@ -165,6 +167,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       listChangedDelivered: true,
       processes: supervisor,
       sessionsDir: join(home, 'sessions'),
+      ...(options.agentTimeoutMs !== undefined && { agentTimeoutMs: options.agentTimeoutMs }),
       events,
       redactor,
       onProblem: (session, message) =>

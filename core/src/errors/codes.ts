@@ -312,9 +312,14 @@ export const ERROR_CODES = Object.freeze({
     message: 'Agent session "{session}" is {status}, not live: start, load or resume a session.',
     status: 409,
   },
+  TUTTI_ERR_SESSION_START_TIMEOUT: {
+    message:
+      'The agent of provider "{provider}" did not finish starting agent session "{session}" within {ms} ms and was stopped.{stderr} Check the agent command and its log, or raise the agent timeout (tuttid --agent-timeout).',
+    status: 504,
+  },
   TUTTI_ERR_SESSION_START_FAILED: {
     message:
-      'Provider "{provider}" could not start agent session "{session}": {reason}. Check the agent command and its log.',
+      'Provider "{provider}" could not start agent session "{session}": {reason}.{stderr} Check the agent command and its log.',
     status: 502,
   },
   TUTTI_ERR_PROVIDER_NO_COMMAND: {
@@ -389,7 +394,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo].',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--agent-timeout MS].',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

@@ -9,7 +9,7 @@ const REDACTED = '[redacted]';
 const MIN_SECRET_LENGTH = 8;
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const SECRET_ASSIGNMENT =
-  /\b([A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Za-z0-9_]*\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"',;]+)/gi;
+  /\b([A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Za-z0-9_]*\s*[=:]\s*)(?!Bearer\b|\[redacted\])("[^"]*"|'[^']*'|[^\s"',;]+)/gi;
 
 /** True when an environment variable's name says it holds a secret. */
 export function looksSecretName(name: string): boolean {

@@ -1,10 +1,11 @@
 /**
  * Turns an installed connector and its credential into a running upstream MCP client.
  * The credential reaches only the upstream process (as its env var) or the upstream's
- * requests (as a header); nothing else of the daemon's environment does.
+ * requests (as a header). Of the daemon's own environment a stdio upstream gets only the
+ * proxy, CA, locale and temp-folder settings (plus PATH and HOME), under its manifest's env.
  */
 import type { UpstreamTool } from '../contracts/index.js';
-import type { ProcessSupervisor } from '../process/index.js';
+import { type ProcessSupervisor, upstreamInheritedEnv } from '../process/index.js';
 import type { Credential, InstalledConnector } from '../store/index.js';
 import {
   openHttpUpstream,
@@ -70,7 +71,7 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
       ...common,
       command: mcp.command,
       args: mcp.args,
-      env: { ...mcp.env, ...credentialEnv(connector, credential) },
+      env: { ...upstreamInheritedEnv(), ...mcp.env, ...credentialEnv(connector, credential) },
       cwd: connector.releaseDir,
       supervisor: options.supervisor,
     });

@@ -194,6 +194,6 @@ export function faultError(
 /** The stderr part of an agent error message. */
 export function stderrSentence(lines: readonly string[]): string {
   return lines.length > 0
-    ? ` Its last stderr lines: ${lines.join(' | ')}`
+    ? ` Its last stderr lines: [${lines.join(' | ')}].`
     : ' It wrote nothing to stderr.';
 }

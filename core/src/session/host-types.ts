@@ -139,6 +139,11 @@ export interface AgentSessionHostOptions {
   readonly redactor?: SecretRedactor;
   /** Most sessions held at once (default 64). */
   readonly maxSessions?: number;
+  /**
+   * Longest time an agent may take to start a session, and to answer any one request
+   * (default 60 s); past it the start fails and the agent is stopped.
+   */
+  readonly agentTimeoutMs?: number;
   /** Told about a session error nobody else reports (a refresh that failed, a close that failed). */
   readonly onProblem?: (session: SessionContext, message: string) => void;
 }

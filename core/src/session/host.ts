@@ -53,6 +53,7 @@ import {
 import type { AgentProbe, SessionContext, SessionOperation } from './session-types.js';
 
 const DEFAULT_MAX_SESSIONS = 64;
+const DEFAULT_AGENT_TIMEOUT_MS = 60_000;
 /** How long a provider's protocol-level close may take before the processes are stopped. */
 const CLOSE_TIMEOUT_MS = 3_000;
 
@@ -281,8 +282,10 @@ export class AgentSessionHost {
         ...(request.launch?.command ? { command: request.launch.command } : {}),
         ...(request.launch?.args ? { args: request.launch.args } : {}),
       });
-      const handle = await sessionScope.run(entry.session.agentSessionId, () =>
-        openDaemonSession(this.#open, provider, entry, setup, operation, providerSessionId),
+      const handle = await this.#bounded(entry, provider, () =>
+        sessionScope.run(entry.session.agentSessionId, () =>
+          openDaemonSession(this.#open, provider, entry, setup, operation, providerSessionId),
+        ),
       );
       entry.handle = handle;
       if (entry.status === 'starting') entry.status = 'ready';
@@ -294,6 +297,35 @@ export class AgentSessionHost {
       this.#sessions.delete(entry.session.agentSessionId);
       await this.#drop(entry);
       throw answer;
+    }
+  }
+
+  #agentTimeoutMs(): number {
+    return this.#options.agentTimeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS;
+  }
+
+  /** Runs a start within the agent timeout; past it the start fails (the caller stops the agent). */
+  async #bounded<T>(entry: SessionEntry, provider: AgentProvider, start: () => Promise<T>): Promise<T> {
+    const ms = this.#agentTimeoutMs();
+    let timer: NodeJS.Timeout | undefined;
+    const running = start();
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        running.catch(() => {});
+        reject(
+          new TuttiError('TUTTI_ERR_SESSION_START_TIMEOUT', {
+            provider: provider.name,
+            session: entry.session.agentSessionId,
+            ms,
+            stderr: stderrSentence(entry.agent?.stderrLines() ?? []),
+          }),
+        );
+      }, ms);
+    });
+    try {
+      return await Promise.race([running, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -390,11 +422,16 @@ export class AgentSessionHost {
       args: Object.freeze([...(launch.args ?? provider.launch?.args ?? [])]),
       env: Object.freeze(await this.#preparer.launchEnv(launch.env)),
     });
-    return createSetup(entry, resolved, {
-      processes: this.#options.processes,
-      redactor: this.#options.redactor,
-      onAgentExit: (ended, agent) => this.#agentEnded(ended, agent),
-    });
+    return createSetup(
+      entry,
+      resolved,
+      {
+        processes: this.#options.processes,
+        redactor: this.#options.redactor,
+        onAgentExit: (ended, agent) => this.#agentEnded(ended, agent),
+      },
+      this.#agentTimeoutMs(),
+    );
   }
 
   async #prepare(entry: SessionEntry, probe: AgentProbe | undefined): Promise<PreparedRuntime> {

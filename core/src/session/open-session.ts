@@ -107,7 +107,8 @@ export async function prepareHostSession(
 
 /**
  * The error a failed start answers: the agent's own end when it ended meanwhile (what it
- * says is more useful than what the protocol layer saw), else the error as it is.
+ * says is more useful than what the protocol layer saw); a request the agent failed, with
+ * its last stderr lines; else the error as it is.
  */
 export function startError(
   provider: AgentProvider,
@@ -131,13 +132,16 @@ export function startError(
       { cause: error },
     );
   }
-  if (isTuttiError(error)) return error;
+  if (isTuttiError(error) && !isTuttiError(error, 'TUTTI_ERR_PROVIDER_REQUEST_FAILED')) {
+    return error;
+  }
   return new TuttiError(
     'TUTTI_ERR_SESSION_START_FAILED',
     {
       provider: provider.name,
       session: entry.session.agentSessionId,
-      reason: error instanceof Error ? error.message : String(error),
+      reason: (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, ''),
+      stderr: entry.agent ? stderrSentence(entry.agent.stderrLines()) : '',
     },
     { cause: error },
   );

@@ -36,6 +36,8 @@ export interface SessionSetup {
   readonly launch: ResolvedLaunch;
   /** The session's own folder (0700), removed when the session ends. */
   readonly files: SessionFiles;
+  /** Longest time one request to the agent may take (the host's agent timeout). */
+  readonly timeoutMs: number;
   /**
    * Starts an agent process: the one way to, for every provider. Missing fields come from
    * `launch` (`env` is merged over it). The newest process is the session's agent: its

@@ -123,6 +123,7 @@ export function createSetup(
   entry: SessionEntry,
   launch: ResolvedLaunch,
   services: SpawnServices,
+  timeoutMs: number,
 ): SessionSetup {
   const provider = entry.session.provider;
   return Object.freeze({
@@ -130,6 +131,7 @@ export function createSetup(
     cwd: entry.cwd,
     launch,
     files: entry.files,
+    timeoutMs,
     spawn(spec: Partial<AgentSpawnSpec> = {}) {
       const command = spec.command ?? launch.command;
       if (!command) throw new TuttiError('TUTTI_ERR_PROVIDER_NO_COMMAND', { provider });

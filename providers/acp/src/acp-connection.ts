@@ -72,6 +72,8 @@ export function connectAcp(provider: string, channel: AgentChannel): AcpConnecti
     },
   });
   const connection: ClientConnection = app.connect({ readable, writable });
+  // Closing with an error rejects this promise; the channel already records why.
+  connection.closed.catch(() => {});
   return {
     async request<T>(method: string, params: unknown, timeoutMs: number): Promise<T> {
       if (channel.fault) throw channel.errorFor(method);

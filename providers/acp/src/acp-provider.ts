@@ -19,6 +19,7 @@ import {
   REFRESH_STAGES,
   REFRESH_STRATEGIES,
   type SessionHookContext,
+  type SessionSetup,
   TuttiError,
 } from '@tutti/core';
 import { type AcpConnection, connectAcp } from './acp-connection.js';
@@ -27,7 +28,6 @@ import type { AcpAgentDescriptor } from './descriptors.js';
 import { type AcpSessionParams, bindingsInParams, sessionParams } from './project-params.js';
 
 const DEFAULT_INITIALIZE_TIMEOUT_MS = 20_000;
-const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const PLUGIN_NAME = 'AcpProvider';
 
 /** What the handshake leaves for opening the session. */
@@ -47,13 +47,14 @@ declare module '@tutti/core' {
 export function createAcpProvider(
   descriptor: AcpAgentDescriptor,
 ): AgentProvider<string, AcpState, AcpSessionParams> {
-  const requestTimeoutMs = descriptor.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const open = (method: 'session/new' | 'session/load' | 'session/resume') =>
     async function openSession(request: {
       params: unknown;
       state: AcpState;
+      setup: SessionSetup;
       providerSessionId?: string;
     }): Promise<AcpSession> {
+      const requestTimeoutMs = descriptor.requestTimeoutMs ?? request.setup.timeoutMs;
       const result = await request.state.connection.request<Record<string, unknown> | null>(
         method,
         request.params,
@@ -84,9 +85,12 @@ export function createAcpProvider(
       args: descriptor.args ?? [],
       env: descriptor.env ?? {},
     }),
-    async handshake(agent: AgentProcess) {
+    async handshake(agent: AgentProcess, setup: SessionSetup) {
       const connection = connectAcp(descriptor.name, openAgentChannel(agent, descriptor.limits));
-      const initialize = await probe(connection, descriptor);
+      const initialize = await probe(
+        connection,
+        Math.min(descriptor.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, setup.timeoutMs),
+      );
       return {
         declared: initialize
           ? ((initialize.agentCapabilities ?? {}) as Readonly<Record<string, unknown>>)
@@ -132,7 +136,7 @@ export function installAcpAgent(host: PluginHost, descriptor: AcpAgentDescriptor
 /** `initialize`; undefined when it fails or times out (the session degrades to plain). */
 async function probe(
   connection: AcpConnection,
-  descriptor: AcpAgentDescriptor,
+  timeoutMs: number,
 ): Promise<InitializeResponse | undefined> {
   try {
     return await connection.request<InitializeResponse>(
@@ -142,7 +146,7 @@ async function probe(
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'tutti', version: '0.1.0' },
       },
-      descriptor.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+      timeoutMs,
     );
   } catch (error) {
     if (

@@ -71,6 +71,7 @@ export function createAppServerProvider(
         prepared: request.runtime,
         home: sessionHome(request.setup.files, descriptor),
         spawn: () => request.setup.spawn({ env: request.env }),
+        requestTimeoutMs: request.setup.timeoutMs,
         ...(options.logger ? { logger: options.logger } : {}),
       });
       try {

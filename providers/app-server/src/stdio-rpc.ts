@@ -121,6 +121,10 @@ export class StdioRpc {
       return;
     }
     // App-server messages carry no `jsonrpc` field; json-rpc-2.0 wants one.
-    void this.peer.receiveAndSend({ jsonrpc: '2.0', ...message }, undefined, undefined);
+    this.peer
+      .receiveAndSend({ jsonrpc: '2.0', ...message }, undefined, undefined)
+      .catch(() => {
+        // An answer that cannot be sent: the channel records why (the agent's fault).
+      });
   }
 }

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { lastLines, SecretRedactor } from './secret-redactor.js';
+
+describe('SecretRedactor', () => {
+  it('masks registered secrets, bearer tokens and credential assignments', () => {
+    const redactor = new SecretRedactor();
+    redactor.add('s3cr3t-registered-value');
+    const text = [
+      'connecting with s3cr3t-registered-value',
+      'Authorization: Bearer abcdefghijklmnop123',
+      'OPENAI_API_KEY=sk-live-0123456789 loaded',
+      'password: "hunter2hunter2"',
+      'nothing to hide here',
+    ].join('\n');
+    expect(redactor.redact(text)).toBe(
+      [
+        'connecting with [redacted]',
+        'Authorization: Bearer [redacted]',
+        'OPENAI_API_KEY=[redacted] loaded',
+        'password: [redacted]',
+        'nothing to hide here',
+      ].join('\n'),
+    );
+  });
+
+  it('forgets a secret once every registration of it is undone', () => {
+    const redactor = new SecretRedactor();
+    const first = redactor.add('shared-secret-value');
+    const second = redactor.add('shared-secret-value');
+    first();
+    expect(redactor.redact('shared-secret-value')).toBe('[redacted]');
+    second();
+    expect(redactor.redact('shared-secret-value')).toBe('shared-secret-value');
+  });
+
+  it('registers the values of env names that look like credentials only', () => {
+    const redactor = new SecretRedactor();
+    redactor.addEnv({ GITHUB_TOKEN: 'ghp_abcdefghijkl', LANG: 'en_US.UTF-8' });
+    expect(redactor.redact('ghp_abcdefghijkl en_US.UTF-8')).toBe('[redacted] en_US.UTF-8');
+  });
+});
+
+describe('lastLines', () => {
+  it('keeps the last non-empty lines, each bounded', () => {
+    expect(lastLines('a\n\nb\nc\n', 2)).toEqual(['b', 'c']);
+    expect(lastLines('x'.repeat(600), 1, 10)).toEqual([`${'x'.repeat(10)}…`]);
+  });
+});
