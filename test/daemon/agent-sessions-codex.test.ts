@@ -59,7 +59,7 @@ describe('codex sessions through tuttid', () => {
       .toBe('reconnect-before-turn');
     // Codex takes the new tool list when its next turn reconnects; until then it keeps the
     // catalog it listed, with the same token.
-    expect((await agents.session(info.id))?.toolsListed).toEqual({
+    expect((await agents.session(info.id))?.toolsListed).toMatchObject({
       version: before.version,
       toolCount: before.toolCount,
     });

@@ -72,9 +72,15 @@ describe('toolsListed of agent sessions', () => {
     await tokenOf('idle', home);
     expect(await listed('lister')).toBeUndefined();
 
+    const before = Date.now();
     expect(await listTools(lister)).toBe(200);
     expect(await listTools('not-a-session-token')).toBe(401);
-    expect(await listed('lister')).toEqual({ version: first.version, toolCount: first.toolCount });
+    expect(await listed('lister')).toEqual({
+      version: first.version,
+      toolCount: first.toolCount,
+      at: expect.any(Number),
+    });
+    expect((await listed('lister')).at).toBeGreaterThanOrEqual(before);
     expect(await listed('idle')).toBeUndefined();
 
     await control('POST', '/v1/connectors/install', {
@@ -82,9 +88,12 @@ describe('toolsListed of agent sessions', () => {
     });
     const second = (await control('GET', '/debug/registry')).registry;
     expect(second.version).toBeGreaterThan(first.version);
-    expect(await listed('lister')).toEqual({ version: first.version, toolCount: first.toolCount });
+    expect(await listed('lister')).toMatchObject({
+      version: first.version,
+      toolCount: first.toolCount,
+    });
     expect(await listTools(lister)).toBe(200);
-    expect(await listed('lister')).toEqual({
+    expect(await listed('lister')).toMatchObject({
       version: second.version,
       toolCount: second.toolCount,
     });

@@ -175,7 +175,7 @@ export async function expectBoundAndListed(
   expect(await agents.session(info.id)).toMatchObject({ status: 'ready', connector: 'bound' });
   await expect
     .poll(async () => (await agents.session(info.id))?.toolsListed, AGENT_POLL)
-    .toEqual({ version: listed.version, toolCount: listed.toolCount });
+    .toMatchObject({ version: listed.version, toolCount: listed.toolCount });
 }
 
 /**
@@ -204,7 +204,11 @@ export async function expectRefreshed(
   await expect
     .poll(async () => {
       const session = await agents.session(info.id);
-      return { strategy: session?.lastRefresh?.strategy, listed: session?.toolsListed };
+      const listed = session?.toolsListed;
+      return {
+        strategy: session?.lastRefresh?.strategy,
+        listed: listed && { version: listed.version, toolCount: listed.toolCount },
+      };
     }, AGENT_POLL)
     .toEqual({ strategy, listed: { version: listed.version, toolCount: listed.toolCount } });
 }

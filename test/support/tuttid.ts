@@ -34,6 +34,8 @@ export interface TuttidProcess {
   control(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Resolves with the exit code or signal once the process ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The control token (for clients the harness does not wrap, e.g. the event stream). */
+  readonly controlToken: string;
 }
 
 const started: ChildProcess[] = [];
@@ -70,6 +72,7 @@ export async function startTuttid(home: string, args: string[] = []): Promise<Tu
   return {
     child,
     ready,
+    controlToken: info.controlToken,
     stderr: () => err,
     stdout: () => out,
     exited,

@@ -132,7 +132,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       onAnswered: (session, method, status) => {
         if (method !== 'tools/list' || status !== 200) return;
         const { version, tools } = registry.snapshot();
-        host?.noteToolsListed(session.agentSessionId, { version, toolCount: tools.length });
+        host?.noteToolsListed(session.agentSessionId, {
+          version,
+          toolCount: tools.length,
+          at: Date.now(),
+        });
       },
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
     });

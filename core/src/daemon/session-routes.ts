@@ -90,6 +90,11 @@ export function registerSessionRoutes(app: FastifyInstance, host: AgentSessionHo
 
   app.get('/v1/sessions', async () => ({ sessions: host.listSessions() }));
 
+  app.patch('/v1/sessions/:id', async (request) => {
+    const { providerSessionId: id } = parseBody(providerSessionId, request.body);
+    return { session: host.identifySession(idParam(request.params), id) };
+  });
+
   app.get('/v1/sessions/:id/projection', async (request) => ({
     projection: host.projectionOf(idParam(request.params)),
   }));

@@ -34,7 +34,9 @@ describe('spawnAgent', () => {
     const agent = spawnAgent(node(STUBBORN_TREE), { provider: 'test', processes: supervisor });
     groups.push(agent.pid);
     await agent.started;
-    const child = Number(await new Promise<string>((resolve) => agent.stdout.once('data', (d) => resolve(String(d)))));
+    const child = Number(
+      await new Promise<string>((resolve) => agent.stdout.once('data', (d) => resolve(String(d)))),
+    );
     expect(supervisor.groups).toEqual([agent.pid]);
     expect(isProcessRunning(child)).toBe(true);
     await agent.terminate();
@@ -47,7 +49,9 @@ describe('spawnAgent', () => {
     const redactor = new SecretRedactor();
     redactor.add('tok-0123456789-secret');
     const agent = spawnAgent(
-      node("console.error('using tok-0123456789-secret'); console.error('giving up'); process.exit(7)"),
+      node(
+        "console.error('using tok-0123456789-secret'); console.error('giving up'); process.exit(7)",
+      ),
       { provider: 'test', redactor },
     );
     const exit = await agent.exited;

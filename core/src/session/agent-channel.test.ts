@@ -60,7 +60,9 @@ describe('agent channel', () => {
   });
 
   it('reports an agent that exits, with its exit code and stderr', async () => {
-    const channel = openAgentChannel(start("console.error('no model configured'); process.exit(5)"));
+    const channel = openAgentChannel(
+      start("console.error('no model configured'); process.exit(5)"),
+    );
     const fault = await channel.faulted;
     expect(fault).toMatchObject({ kind: 'exited', what: 'exited (exit code 5)' });
     expect(channel.errorFor('initialize').message).toBe(

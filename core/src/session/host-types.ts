@@ -59,10 +59,12 @@ export interface AgentSessionInfo {
   readonly exit?: SessionExit;
 }
 
-/** A `tools/list` served to a session's agent: the snapshot version and its tool count. */
+/** A `tools/list` served to a session's agent: the snapshot version, its tool count, when. */
 export interface ToolsListedRecord {
   readonly version: number;
   readonly toolCount: number;
+  /** When it was answered (ms since the epoch). */
+  readonly at: number;
 }
 
 /** What starting, loading or resuming a session needs. */

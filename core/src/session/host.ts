@@ -191,6 +191,19 @@ export class AgentSessionHost {
     return entry.projection;
   }
 
+  /**
+   * Records the agent's own id of a host-driven session (the host learns it when it opens
+   * the session), so projections for a reload or resume name it.
+   */
+  identifySession(agentSessionId: string, providerSessionId: string): AgentSessionInfo {
+    const entry = this.#entry(agentSessionId);
+    if (entry.mode !== 'host') {
+      throw new TuttiError('TUTTI_ERR_SESSION_NOT_HOST_DRIVEN', { session: agentSessionId });
+    }
+    entry.handle = this.#hostHandle(entry, providerSessionId);
+    return entryInfo(entry);
+  }
+
   /** Every session the host holds, with its status. */
   listSessions(): AgentSessionInfo[] {
     return [...this.#sessions.values()].map(entryInfo);
@@ -305,7 +318,11 @@ export class AgentSessionHost {
   }
 
   /** Runs a start within the agent timeout; past it the start fails (the caller stops the agent). */
-  async #bounded<T>(entry: SessionEntry, provider: AgentProvider, start: () => Promise<T>): Promise<T> {
+  async #bounded<T>(
+    entry: SessionEntry,
+    provider: AgentProvider,
+    start: () => Promise<T>,
+  ): Promise<T> {
     const ms = this.#agentTimeoutMs();
     let timer: NodeJS.Timeout | undefined;
     const running = start();
@@ -510,9 +527,9 @@ export class AgentSessionHost {
   }
 
   /** The handle of a host-driven session: what a refresh asks of it is told to the host. */
-  #hostHandle(entry: SessionEntry): LiveSession {
+  #hostHandle(entry: SessionEntry, providerSessionId = ''): LiveSession {
     return {
-      providerSessionId: '',
+      providerSessionId,
       reload: async (params) => {
         entry.projection = Object.freeze({ params, env: entry.projection?.env ?? {} });
         return true;

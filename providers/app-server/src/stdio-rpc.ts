@@ -121,10 +121,8 @@ export class StdioRpc {
       return;
     }
     // App-server messages carry no `jsonrpc` field; json-rpc-2.0 wants one.
-    this.peer
-      .receiveAndSend({ jsonrpc: '2.0', ...message }, undefined, undefined)
-      .catch(() => {
-        // An answer that cannot be sent: the channel records why (the agent's fault).
-      });
+    this.peer.receiveAndSend({ jsonrpc: '2.0', ...message }, undefined, undefined).catch(() => {
+      // An answer that cannot be sent: the channel records why (the agent's fault).
+    });
   }
 }
