@@ -279,7 +279,8 @@ export default async function sessionsBench() {
       });
       await firstListAt(control, session.id);
       for (let round = 0; round < ROUNDS; round += 1) {
-        const [next] = await writeStdioReleases(join(scratch, `more-${(extra += 1)}`), 1, 3);
+        extra += 1;
+        const [next] = await writeStdioReleases(join(scratch, `more-${extra}`), 1, 3);
         const manifest = JSON.parse(await readFile(join(next, 'tutti-connector.json'), 'utf8'));
         manifest.key = `more${extra}`;
         await writeFile(join(next, 'tutti-connector.json'), JSON.stringify(manifest));
