@@ -58,8 +58,3 @@ export function idOf(body: unknown): RpcId | undefined {
     ? id
     : undefined;
 }
-
-/** True for a plain (non-array) object. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

@@ -11,7 +11,8 @@ import {
   RpcCode,
   SERVER_INFO,
 } from './constants.js';
-import { errorResponse, isPlainObject, type RpcId, RpcError, resultResponse } from './json-rpc.js';
+import { isPlainObject } from '../util/objects.js';
+import { errorResponse, type RpcId, RpcError, resultResponse } from './json-rpc.js';
 import {
   ACCEPTED,
   type Answer,

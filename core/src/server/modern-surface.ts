@@ -11,7 +11,8 @@ import type { InboundModernRoute, SubscriptionFilter } from '@modelcontextprotoc
 import type { ToolsSnapshot } from '../registry/types.js';
 import { CALL_RESULT_SERVER_INFO as SERVER_INFO_META, callResultJson } from './call-result-json.js';
 import { CACHE_HINT, MODERN_PROTOCOL_VERSION, RpcCode } from './constants.js';
-import { errorResponse, isPlainObject, RpcError, resultResponse } from './json-rpc.js';
+import { isPlainObject } from '../util/objects.js';
+import { errorResponse, RpcError, resultResponse } from './json-rpc.js';
 import {
   checkMcpParamHeaders,
   decodeHeaderValue,

@@ -11,6 +11,7 @@
  * OWS in headers, extra members, invalid ids, unknown envelopes) keeps the SDK path.
  */
 import { classifyInboundRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../util/objects.js';
 import { MODERN_PROTOCOL_VERSION } from './constants.js';
 import type { RpcId } from './json-rpc.js';
 
@@ -26,10 +27,6 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 /** Most distinct envelopes remembered; past it the memo starts over (clients reuse one). */
 const VERDICT_LIMIT = 256;
 const verdicts = new Map<string, boolean>();
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * Whether the SDK classifier takes `meta` as a valid 2026-07-28 envelope of a request
@@ -68,7 +65,7 @@ export function isPlainModernRequest(
   protocolVersionHeader: string | undefined,
   mcpMethodHeader: string | undefined,
 ): body is PlainModernRequest {
-  if (protocolVersionHeader !== MODERN_PROTOCOL_VERSION || !isObject(body)) return false;
+  if (protocolVersionHeader !== MODERN_PROTOCOL_VERSION || !isPlainObject(body)) return false;
   const method = body.method;
   if (method !== 'tools/call' && method !== 'tools/list') return false;
   if (mcpMethodHeader !== method || body.jsonrpc !== '2.0') return false;
@@ -77,9 +74,10 @@ export function isPlainModernRequest(
     return false;
   }
   const params = body.params;
-  if (!isObject(params)) return false;
+  if (!isPlainObject(params)) return false;
   const meta = params._meta;
-  if (!isObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return false;
+  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION)
+    return false;
   for (const key in body) if (!REQUEST_KEYS.has(key)) return false;
   return envelopeAccepted(meta);
 }

@@ -7,7 +7,8 @@ import type { TokenSession } from '../auth/index.js';
 import type { UpstreamCallResult } from '../contracts/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/types.js';
 import type { InFlightCalls } from './in-flight-calls.js';
-import { isPlainObject, type RpcId } from './json-rpc.js';
+import { isPlainObject } from '../util/objects.js';
+import type { RpcId } from './json-rpc.js';
 import { callTool } from './tool-call.js';
 
 /** Per-request context of a surface. */

@@ -8,7 +8,8 @@ import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/types.js';
 import { RpcCode } from './constants.js';
 import type { AbortCause } from './in-flight-calls.js';
-import { isPlainObject, RpcError } from './json-rpc.js';
+import { isPlainObject } from '../util/objects.js';
+import { RpcError } from './json-rpc.js';
 import { type ToolsPageBytes, toolsPageBytes } from './tools-page-bytes.js';
 
 /** Longest upstream error text carried into a client-facing message. */
