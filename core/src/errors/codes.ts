@@ -228,6 +228,26 @@ export const ERROR_CODES = Object.freeze({
       'The call of tool "{tool}" on upstream MCP server "{target}" was cancelled by its caller: call it again if the result is still wanted.',
     status: 499,
   },
+  TUTTI_ERR_UPSTREAM_CALL_TIMEOUT: {
+    message:
+      'The call of tool "{tool}" on upstream MCP server "{target}" timed out after {timeoutMs} ms and was cancelled upstream: retry, or raise the call timeout.',
+    status: 504,
+  },
+  TUTTI_ERR_UPSTREAM_CALL_REJECTED: {
+    message:
+      'Upstream MCP server "{target}" answered the call of tool "{tool}" with JSON-RPC error {rpcCode} ({reason}): check the arguments against the tool\'s inputSchema.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_INVALID_RESULT: {
+    message:
+      'Upstream MCP server "{target}" answered the call of tool "{tool}" with something that is not an MCP tool result ({reason}): fix the server.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_CALL_FAILED: {
+    message:
+      'The call of tool "{tool}" on upstream MCP server "{target}" failed ({reason}): retry; if it keeps failing, check the server.',
+    status: 502,
+  },
   TUTTI_ERR_PLUGIN_LOAD_FAILED: {
     message:
       'Plugin at "{origin}" could not be loaded: {reason}. Fix or remove it; it was skipped.',
