@@ -3,7 +3,6 @@
  * POST-only `/mcp/connector` route that picks the era per request, and error mapping.
  * Tests drive it with `app.inject()`; {@link createConnectorServer} binds it to 127.0.0.1.
  */
-import { isJSONRPCRequest } from '@modelcontextprotocol/server';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -22,17 +21,17 @@ import {
   DEFAULT_PAGE_SIZE,
   RpcCode,
 } from './constants.js';
-import { dispatch } from './dispatch.js';
 import { checkHost, checkOrigin } from './guards.js';
 import { createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
 import { answerBodyError, headerOf, refuse, wantsEventStreamOnly } from './http-answers.js';
+import { classifyInbound, createEnvelopeVerdicts, type InboundMessage } from './inbound-message.js';
 import { errorResponse, RpcError } from './json-rpc.js';
+import { serveLegacy } from './legacy-surface.js';
+import { serveModern } from './modern-surface.js';
 import { createListenStreams } from './listen-streams.js';
 import { lazyChildLoggerFactory } from './lazy-child-logger.js';
 import { createServerLogger } from './logger.js';
-import { isPlainModernRequest } from './plain-modern-request.js';
-import { isPlainRequest } from './plain-request.js';
-import type { ServeContext } from './serve-context.js';
+import { type Answer, cancelFromNotification, type ServeContext } from './serve-context.js';
 import { createSessionCache } from './session-cache.js';
 
 const SSE_HEAD = Buffer.from('event: message\ndata: ', 'utf8');
@@ -147,6 +146,7 @@ export function buildConnectorApp(
   });
 
   const sessionCache = createSessionCache(options.tokens);
+  const verdicts = createEnvelopeVerdicts();
   const authenticate = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const session = sessionCache.authenticate(request.headers.authorization);
     if (typeof session !== 'string') {
@@ -188,28 +188,50 @@ export function buildConnectorApp(
       },
       header: (name) => headerOf(request, name),
     };
-    const body = request.body;
-    const served = await dispatch(body, ctx);
-    if ('listen' in served) {
-      reply.hijack();
-      streams.open(reply.raw, served.listen.id, session, served.listen.honored);
-      return;
-    }
-    const answer = served;
-    if (options.onAnswered || logger.isLevelEnabled('debug')) {
-      // The structural checks first: the SDK's zod guard only for the unusual bodies.
-      if (
-        isPlainRequest(body) ||
-        isPlainModernRequest(
-          body,
-          headerOf(request, 'mcp-protocol-version'),
-          headerOf(request, 'mcp-method'),
-        ) ||
-        isJSONRPCRequest(body)
-      ) {
-        request.log.debug({ method: body.method, status: answer.status }, 'mcp request answered');
-        options.onAnswered?.(session, body.method, answer.status);
+    const message: InboundMessage = classifyInbound(
+      request.body,
+      {
+        protocolVersion: headerOf(request, 'mcp-protocol-version'),
+        mcpMethod: headerOf(request, 'mcp-method'),
+        mcpName: headerOf(request, 'mcp-name'),
+      },
+      verdicts,
+    );
+    let answer: Answer;
+    switch (message.kind) {
+      case 'notification':
+        if (message.method === 'notifications/cancelled') {
+          cancelFromNotification(ctx, message.params);
+        }
+        return reply.code(202).send();
+      case 'rejected':
+        answer = {
+          status: message.error.httpStatus,
+          body: errorResponse(message.id, message.error),
+        };
+        break;
+      case 'request': {
+        const served =
+          message.era === 'legacy'
+            ? await serveLegacy(message, ctx)
+            : await serveModern(message, ctx);
+        if ('listen' in served) {
+          reply.hijack();
+          streams.open(reply.raw, served.listen.id, session, served.listen.honored);
+          return;
+        }
+        answer = served;
       }
+    }
+    // The answer's method comes from the one classification above.
+    if (message.method !== undefined) {
+      if (logger.isLevelEnabled('debug')) {
+        request.log.debug(
+          { method: message.method, status: answer.status },
+          'mcp request answered',
+        );
+      }
+      options.onAnswered?.(session, message.method, answer.status);
     }
     if (answer.body === undefined) return reply.code(answer.status).send();
     if (answer.status === 200 && wantsEventStreamOnly(headerOf(request, 'accept'))) {

@@ -4,7 +4,6 @@
  * `initialized` / `cancelled` notifications. Stateless: nothing is kept between POSTs,
  * and `tools.listChanged` is false because a POST-only surface cannot deliver it.
  */
-import { isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/server';
 import {
   LEGACY_PROTOCOL_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
@@ -12,14 +11,9 @@ import {
   SERVER_INFO,
 } from './constants.js';
 import { isPlainObject } from '../util/objects.js';
-import { errorResponse, type RpcId, RpcError, resultResponse } from './json-rpc.js';
-import {
-  ACCEPTED,
-  type Answer,
-  cancelFromNotification,
-  runToolCall,
-  type ServeContext,
-} from './serve-context.js';
+import { errorResponse, RpcError, resultResponse } from './json-rpc.js';
+import type { InboundRequest } from './inbound-message.js';
+import { type Answer, runToolCall, type ServeContext } from './serve-context.js';
 import { toolCallParams, toolsListResult } from './tool-call.js';
 
 /** The version an `initialize` asking for `requested` gets. */
@@ -61,26 +55,8 @@ async function resultOf(method: string, params: unknown, id: string | number, ct
   }
 }
 
-/** Answers one legacy-era JSON-RPC message (a request or a notification). */
-export async function serveLegacy(message: unknown, ctx: ServeContext): Promise<Answer> {
-  if (isJSONRPCNotification(message)) {
-    if (message.method === 'notifications/cancelled') cancelFromNotification(ctx, message.params);
-    return ACCEPTED;
-  }
-  if (!isJSONRPCRequest(message)) {
-    const error = new RpcError(RpcCode.InvalidRequest, 'Bad Request: not a JSON-RPC request', {
-      httpStatus: 400,
-    });
-    return { status: 400, body: errorResponse(null, error) };
-  }
-  return answerLegacyRequest(message, ctx);
-}
-
-/** Answers one legacy-era request already known to be a valid JSON-RPC request. */
-export async function answerLegacyRequest(
-  message: { readonly id: RpcId; readonly method: string; readonly params?: unknown },
-  ctx: ServeContext,
-): Promise<Answer> {
+/** Answers one classified legacy-era request. */
+export async function serveLegacy(message: InboundRequest, ctx: ServeContext): Promise<Answer> {
   try {
     return {
       status: 200,

@@ -7,10 +7,11 @@
  * Era classification and envelope checks come from the SDK (`classifyInboundRequest`).
  */
 import { SubscriptionFilterSchema } from '@modelcontextprotocol/core';
-import type { InboundModernRoute, SubscriptionFilter } from '@modelcontextprotocol/server';
+import type { SubscriptionFilter } from '@modelcontextprotocol/server';
 import type { ToolsSnapshot } from '../registry/types.js';
 import { CALL_RESULT_SERVER_INFO as SERVER_INFO_META, callResultJson } from './call-result-json.js';
 import { CACHE_HINT, MODERN_PROTOCOL_VERSION, RpcCode } from './constants.js';
+import type { InboundRequest } from './inbound-message.js';
 import { isPlainObject } from '../util/objects.js';
 import { errorResponse, RpcError, resultResponse } from './json-rpc.js';
 import {
@@ -20,13 +21,7 @@ import {
   type McpHeaderDeclaration,
   scanMcpHeaderDeclarations,
 } from './mcp-param-headers.js';
-import {
-  ACCEPTED,
-  type Answer,
-  cancelFromNotification,
-  runToolCall,
-  type ServeContext,
-} from './serve-context.js';
+import { type Answer, runToolCall, type ServeContext } from './serve-context.js';
 import { toolCallParams, toolsListResult } from './tool-call.js';
 
 /** A modern request that opens a `subscriptions/listen` stream. */
@@ -57,8 +52,8 @@ function declarationsOf(ctx: ServeContext, name: string): readonly McpHeaderDecl
 }
 
 /** SEP-2243 presence checks of the standard headers, and `Mcp-Name` against the body. */
-function checkStandardHeaders(route: InboundModernRoute, ctx: ServeContext): RpcError | undefined {
-  const method = route.message.method;
+function checkStandardHeaders(message: InboundRequest, ctx: ServeContext): RpcError | undefined {
+  const method = message.method;
   if (ctx.header('mcp-protocol-version') === undefined) {
     return headerMismatch('(missing)', 'the required MCP-Protocol-Version header is absent');
   }
@@ -69,7 +64,7 @@ function checkStandardHeaders(route: InboundModernRoute, ctx: ServeContext): Rpc
     );
   }
   if (method !== 'tools/call') return undefined;
-  const name = isPlainObject(route.message.params) ? route.message.params.name : undefined;
+  const name = isPlainObject(message.params) ? message.params.name : undefined;
   if (typeof name !== 'string') return undefined;
   const header = ctx.header('mcp-name');
   if (header === undefined) {
@@ -105,11 +100,8 @@ function listenFilter(params: unknown): SubscriptionFilter {
   return parsed.data.toolsListChanged === true ? { toolsListChanged: true } : {};
 }
 
-async function resultOf(
-  route: Extract<InboundModernRoute, { messageKind: 'request' }>,
-  ctx: ServeContext,
-) {
-  const { method, params, id } = route.message;
+async function resultOf(message: InboundRequest, ctx: ServeContext) {
+  const { method, params, id } = message;
   switch (method) {
     case 'server/discover':
       return DISCOVER_RESULT;
@@ -135,37 +127,19 @@ async function resultOf(
   }
 }
 
-/** Answers one modern-era message, or tells the caller to open a listen stream. */
+/** Answers one classified modern-era request, or tells the caller to open a listen stream. */
 export async function serveModern(
-  route: InboundModernRoute,
+  message: InboundRequest,
   ctx: ServeContext,
 ): Promise<Answer | ListenStart> {
-  const revision = route.classification.revision;
-  if (revision !== undefined && revision !== MODERN_PROTOCOL_VERSION) {
-    const error = new RpcError(
-      RpcCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${revision}`,
-      {
-        httpStatus: 400,
-        data: { supported: [MODERN_PROTOCOL_VERSION], requested: revision },
-      },
-    );
-    const id = route.messageKind === 'request' ? route.message.id : null;
-    return { status: 400, body: errorResponse(id, error) };
-  }
-  if (route.messageKind === 'notification') {
-    if (route.message.method === 'notifications/cancelled')
-      cancelFromNotification(ctx, route.message.params);
-    return ACCEPTED;
-  }
-  const { id } = route.message;
+  const { id } = message;
   try {
-    const mismatch = checkStandardHeaders(route, ctx);
+    const mismatch = checkStandardHeaders(message, ctx);
     if (mismatch) throw mismatch;
-    if (route.message.method === 'subscriptions/listen') {
-      return { listen: { id, honored: listenFilter(route.message.params) } };
+    if (message.method === 'subscriptions/listen') {
+      return { listen: { id, honored: listenFilter(message.params) } };
     }
-    return { status: 200, body: resultResponse(id, await resultOf(route, ctx)) };
+    return { status: 200, body: resultResponse(id, await resultOf(message, ctx)) };
   } catch (error) {
     if (!(error instanceof RpcError)) throw error;
     return { status: error.httpStatus, body: errorResponse(id, error) };
