@@ -14,7 +14,8 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isTuttiError, TuttiError } from '../errors/index.js';
-import { bearerTokenOf, checkHost, checkOrigin } from '../server/guards.js';
+import { checkHost, checkOrigin } from '../server/guards.js';
+import { bearerTokenOf } from '../server/session-cache.js';
 
 /** Largest control request body (a path, a credential, a session request). */
 export const CONTROL_BODY_LIMIT = 256 * 1024;

@@ -121,10 +121,20 @@ export const ERROR_CODES = Object.freeze({
       'The request body sent to the connector server is not usable: {reason}. Send one JSON-RPC message as application/json.',
     status: 400,
   },
+  TUTTI_ERR_SERVER_BAD_MEDIA_TYPE: {
+    message:
+      'The request body sent to the connector server is not application/json: send one JSON-RPC message as application/json.',
+    status: 415,
+  },
   TUTTI_ERR_SERVER_UPSTREAM_FAILED: {
     message:
       'Connector "{key}" failed while running tool "{tool}": {reason}. Retry; if it keeps failing, reconnect the connector.',
     status: 502,
+  },
+  TUTTI_ERR_SERVER_INTERNAL: {
+    message:
+      'The connector server failed to answer this request: see the daemon log for the cause, and send it again.',
+    status: 500,
   },
   TUTTI_ERR_SERVER_SHUTTING_DOWN: {
     message:
