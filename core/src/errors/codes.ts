@@ -126,6 +126,11 @@ export const ERROR_CODES = Object.freeze({
       'The request body sent to the connector server is not application/json: send one JSON-RPC message as application/json.',
     status: 415,
   },
+  TUTTI_ERR_SERVER_ARGUMENTS_TOO_DEEP: {
+    message:
+      'The arguments of tool "{localName}" are nested deeper than {limit} levels of objects and arrays, so the call was refused without reaching the connector: send flatter arguments.',
+    status: 400,
+  },
   TUTTI_ERR_SERVER_UPSTREAM_FAILED: {
     message:
       'Connector "{key}" failed while running tool "{tool}": {reason}. Retry; if it keeps failing, reconnect the connector.',

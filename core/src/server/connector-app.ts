@@ -23,6 +23,7 @@ import {
   CONNECTOR_ENDPOINT,
   DEFAULT_BODY_LIMIT,
   DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_MAX_ARGUMENT_DEPTH,
   DEFAULT_PAGE_SIZE,
 } from './constants.js';
 import { checkHost, checkOrigin } from './guards.js';
@@ -55,6 +56,11 @@ export interface ConnectorServerOptions {
   readonly keepAliveMs?: number;
   /** `tools/list` page size (default 500). */
   readonly pageSize?: number;
+  /**
+   * Deepest nesting of objects and arrays accepted in `tools/call` arguments (default 64;
+   * the arguments object is level 1); deeper calls are answered -32602 and reach no upstream.
+   */
+  readonly maxArgumentDepth?: number;
   /**
    * Told after each JSON-RPC request was answered: whose session sent it, the method and the
    * HTTP status (a JSON-RPC error may answer 200); never a token. Runs synchronously right
@@ -112,6 +118,7 @@ export function buildConnectorApp(
   const tools = createTools({
     registry: options.registry,
     pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    maxArgumentDepth: options.maxArgumentDepth ?? DEFAULT_MAX_ARGUMENT_DEPTH,
   });
   const legacy = createLegacySurface(tools);
   const modern = createModernSurface(options.registry, tools);

@@ -28,6 +28,13 @@ export const SERVER_INFO = Object.freeze({
 /** Default upper bound of a request body: 4 MiB, as the SDK's own HTTP entry. */
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
+/**
+ * Default deepest nesting of objects and arrays in `tools/call` arguments (the arguments
+ * object itself is level 1). Deeper arguments are the caller's error: answered -32602
+ * before any upstream call, since serializing them could overflow the daemon's stack.
+ */
+export const DEFAULT_MAX_ARGUMENT_DEPTH = 64;
+
 /** Default `tools/list` page size. */
 export const DEFAULT_PAGE_SIZE = 500;
 

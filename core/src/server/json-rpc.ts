@@ -41,6 +41,7 @@ const IN_BAND: Partial<Record<ErrorCode, number>> = {
   TUTTI_ERR_REGISTRY_UNKNOWN_TOOL: RpcCode.InvalidParams,
   TUTTI_ERR_REGISTRY_ROUTE_FENCED: RpcCode.InvalidParams,
   TUTTI_ERR_REGISTRY_BAD_CURSOR: RpcCode.InvalidParams,
+  TUTTI_ERR_SERVER_ARGUMENTS_TOO_DEEP: RpcCode.InvalidParams,
   TUTTI_ERR_SERVER_UPSTREAM_FAILED: RpcCode.InternalError,
   TUTTI_ERR_SERVER_SHUTTING_DOWN: RpcCode.InternalError,
 };

@@ -23,8 +23,8 @@ const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');
 export interface Tools {
   /**
    * Runs `tools/call` with `params` (the request's), cancelled by `signal`. Rejects with an
-   * {@link RpcError} for bad params or a cancelled call, a TuttiError for an unknown or
-   * fenced tool, an upstream failure or shutdown.
+   * {@link RpcError} for bad params or a cancelled call, a TuttiError for arguments nested
+   * too deep, an unknown or fenced tool, an upstream failure or shutdown.
    */
   call(params: unknown, signal: CallSignal): Promise<UpstreamCallResult>;
   /**
@@ -38,6 +38,8 @@ export interface Tools {
 export interface ToolsOptions {
   readonly registry: ConnectorMCPRegistryApi;
   readonly pageSize: number;
+  /** Deepest nesting of objects and arrays accepted in arguments (the object is level 1). */
+  readonly maxArgumentDepth: number;
 }
 
 function invalidParams(message: string): RpcError {
@@ -51,6 +53,28 @@ function aborted(cause: unknown, localName: string): Error {
   return new RpcError(RpcCode.RequestCancelled, `The call of tool "${localName}" was cancelled.`);
 }
 
+/**
+ * True when `args` nests objects and arrays deeper than `limit` levels. Iterative, so a
+ * hostile depth cannot overflow the stack here either; it stops at the first node too deep.
+ */
+function deeperThan(args: Record<string, unknown>, limit: number): boolean {
+  const nodes: unknown[] = [args];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > limit) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (child !== null && typeof child === 'object') {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
 function reasonOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const oneLine = text.replace(/\s+/g, ' ').trim() || 'the upstream call failed';
@@ -59,7 +83,7 @@ function reasonOf(error: unknown): string {
 
 /** The tools of one server, with its own page cache. */
 export function createTools(options: ToolsOptions): Tools {
-  const { registry, pageSize } = options;
+  const { registry, pageSize, maxArgumentDepth } = options;
   const pageBytes = createToolsPageBytes();
   return {
     async call(params, signal) {
@@ -70,6 +94,12 @@ export function createTools(options: ToolsOptions): Tools {
       const args = params.arguments;
       if (args !== undefined && !isPlainObject(args)) {
         throw invalidParams('"arguments" must be an object');
+      }
+      if (args !== undefined && deeperThan(args, maxArgumentDepth)) {
+        throw new TuttiError('TUTTI_ERR_SERVER_ARGUMENTS_TOO_DEEP', {
+          localName: name,
+          limit: maxArgumentDepth,
+        });
       }
       const binding = registry.resolve(name);
       if (!binding) throw new TuttiError('TUTTI_ERR_REGISTRY_UNKNOWN_TOOL', { localName: name });
