@@ -1,6 +1,8 @@
 /**
  * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
- * (logs: `warn` by default, `info` with `--json`):
+ * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
+ * `[--max-argument-depth N]` (logs: `warn` by default, `info` with `--json`; the limits
+ * are described in docs/limits.md):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
  * Logs go to stderr as JSON lines, with every token redacted.
@@ -32,6 +34,13 @@ export interface TuttidArgs {
   json: boolean;
   demo: boolean;
   logLevel: string;
+  /** The caps given on the command line; absent ones keep the daemon's defaults. */
+  limits: {
+    mcpBodyLimit?: number;
+    controlBodyLimit?: number;
+    maxListenStreamsPerToken?: number;
+    maxArgumentDepth?: number;
+  };
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -43,6 +52,17 @@ function portOf(value: string | undefined, flag: string): number {
     });
   }
   return port;
+}
+
+function countOf(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count) || count < 1) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: `${flag} takes a whole number from 1 up`,
+    });
+  }
+  return count;
 }
 
 /** Parses `argv` (without node and the script). */
@@ -58,6 +78,10 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         json: { type: 'boolean', default: false },
         'no-demo': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
+        'mcp-body-limit': { type: 'string' },
+        'control-body-limit': { type: 'string' },
+        'max-listen-streams': { type: 'string' },
+        'max-argument-depth': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -72,6 +96,21 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     json: values.json === true,
     demo: values['no-demo'] !== true,
     logLevel: String(values['log-level'] ?? (values.json === true ? 'info' : 'warn')),
+    limits: {
+      mcpBodyLimit: countOf(values['mcp-body-limit'] as string | undefined, '--mcp-body-limit'),
+      controlBodyLimit: countOf(
+        values['control-body-limit'] as string | undefined,
+        '--control-body-limit',
+      ),
+      maxListenStreamsPerToken: countOf(
+        values['max-listen-streams'] as string | undefined,
+        '--max-listen-streams',
+      ),
+      maxArgumentDepth: countOf(
+        values['max-argument-depth'] as string | undefined,
+        '--max-argument-depth',
+      ),
+    },
   };
 }
 
@@ -115,6 +154,7 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
     controlPort: args.controlPort,
     logger,
     demoConnectors: args.demo ? demoConnectors() : [],
+    ...Object.fromEntries(Object.entries(args.limits).filter(([, value]) => value !== undefined)),
     repoRoot,
     nodeModules: [join(repoRoot, 'node_modules')],
   });

@@ -55,6 +55,14 @@ export interface DaemonOptions {
   readonly startTimeoutMs?: number;
   /** Keep-alive interval of `subscriptions/listen` streams (default 15 s). */
   readonly keepAliveMs?: number;
+  /** Largest request body of the `connector` server in bytes (default 4 MiB). */
+  readonly mcpBodyLimit?: number;
+  /** Largest request body of the control API in bytes (default 256 KiB). */
+  readonly controlBodyLimit?: number;
+  /** Most `subscriptions/listen` streams one session token holds at once (default 16). */
+  readonly maxListenStreamsPerToken?: number;
+  /** Deepest nesting accepted in `tools/call` arguments (default 64). */
+  readonly maxArgumentDepth?: number;
   /** Restart delays of a crashed upstream (default 500 ms doubling up to 30 s). */
   readonly backoff?: BackoffOptions;
 }
@@ -115,6 +123,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         host?.noteToolsListed(session.agentSessionId, { version, toolCount: tools.length });
       },
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
+      ...(options.mcpBodyLimit !== undefined && { bodyLimit: options.mcpBodyLimit }),
+      ...(options.maxListenStreamsPerToken !== undefined && {
+        maxListenStreamsPerToken: options.maxListenStreamsPerToken,
+      }),
+      ...(options.maxArgumentDepth !== undefined && { maxArgumentDepth: options.maxArgumentDepth }),
     });
     cleanups.push(() => server.close());
     const runtime = createConnectorRuntime({
@@ -173,7 +186,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     const controlToken = randomBytes(32).toString('base64url');
     let controlPort = 0;
-    const app = buildControlApp({ controlToken, port: () => controlPort, logger });
+    const app = buildControlApp({
+      controlToken,
+      port: () => controlPort,
+      logger,
+      ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
+    });
     registerControlRoutes(app, { store, registry, routes, runtime, host, metrics, reconcile });
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
     cleanups.push(() => app.close());

@@ -113,7 +113,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_SERVER_BODY_TOO_LARGE: {
     message:
-      'The request body sent to the connector server is larger than {limit} bytes: send a smaller request.',
+      'The request body sent to the connector server is larger than {limit} bytes: send a smaller request, or start tuttid with a larger --mcp-body-limit.',
     status: 413,
   },
   TUTTI_ERR_SERVER_BAD_BODY: {
@@ -125,6 +125,11 @@ export const ERROR_CODES = Object.freeze({
     message:
       'The request body sent to the connector server is not application/json: send one JSON-RPC message as application/json.',
     status: 415,
+  },
+  TUTTI_ERR_SERVER_TOO_MANY_STREAMS: {
+    message:
+      'This agent session already holds {limit} open subscriptions/listen streams on the connector server: close one before opening another (one per client is enough).',
+    status: 429,
   },
   TUTTI_ERR_SERVER_ARGUMENTS_TOO_DEEP: {
     message:
@@ -368,6 +373,11 @@ export const ERROR_CODES = Object.freeze({
       'The request field "{field}" is not valid ({problem}): fix the request and send it again.',
     status: 400,
   },
+  TUTTI_ERR_CONTROL_BODY_TOO_LARGE: {
+    message:
+      'The control API request body is larger than {limit} bytes: send a smaller request, or start tuttid with a larger --control-body-limit.',
+    status: 413,
+  },
   TUTTI_ERR_CONTROL_NOT_FOUND: {
     message: 'Nothing answers "{what}": see docs/control-api.md for the routes.',
     status: 404,
@@ -391,7 +401,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo].',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N].',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

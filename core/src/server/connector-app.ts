@@ -24,6 +24,7 @@ import {
   DEFAULT_BODY_LIMIT,
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_MAX_ARGUMENT_DEPTH,
+  DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN,
   DEFAULT_PAGE_SIZE,
 } from './constants.js';
 import { checkHost, checkOrigin } from './guards.js';
@@ -54,6 +55,8 @@ export interface ConnectorServerOptions {
   readonly bodyLimit?: number;
   /** Interval of SSE keep-alive comments; 0 disables them (default 15 s). */
   readonly keepAliveMs?: number;
+  /** Most `subscriptions/listen` streams one token may hold open at once (default 16). */
+  readonly maxListenStreamsPerToken?: number;
   /** `tools/list` page size (default 500). */
   readonly pageSize?: number;
   /**
@@ -111,6 +114,7 @@ export function buildConnectorApp(
     registry: options.registry,
     tokens: options.tokens,
     keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    maxPerToken: options.maxListenStreamsPerToken ?? DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN,
     logger,
   });
   const sessionCache = createSessionCache(options.tokens);
@@ -236,8 +240,9 @@ export function buildConnectorApp(
       if (listen === undefined) {
         return { status: 200, body: resultResponse(message.id, served as SurfaceResult) };
       }
-      reply.hijack();
+      // open() refuses a token over its stream limit before writing: then the catch answers.
       streams.open(reply.raw, message.id, session, listen);
+      reply.hijack();
       return undefined;
     } catch (error) {
       const wire = rpcErrorOf(error);

@@ -38,6 +38,12 @@ export const DEFAULT_MAX_ARGUMENT_DEPTH = 64;
 /** Default `tools/list` page size. */
 export const DEFAULT_PAGE_SIZE = 500;
 
+/**
+ * Default most `subscriptions/listen` streams one token holds open at once. A client needs
+ * one; a few spare cover reconnects whose old stream has not closed yet.
+ */
+export const DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN = 16;
+
 /** Default interval of SSE keep-alive comments on `subscriptions/listen` streams. */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 

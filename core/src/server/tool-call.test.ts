@@ -84,8 +84,8 @@ describe('tools/call argument depth', () => {
     setup();
     const { headers } = modernRequest(world.token, 4, 'tools/call', { name: 'gh_search' });
     const envelope = JSON.stringify(
-      (modernRequest(world.token, 4, 'tools/call').payload as { params: { _meta: unknown } })
-        .params._meta,
+      (modernRequest(world.token, 4, 'tools/call').payload as { params: { _meta: unknown } }).params
+        ._meta,
     );
     const res = await server.app.inject({
       method: 'POST',
