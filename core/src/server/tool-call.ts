@@ -58,6 +58,16 @@ function aborted(cause: unknown, localName: string): Error {
  * hostile depth cannot overflow the stack here either; it stops at the first node too deep.
  */
 function deeperThan(args: Record<string, unknown>, limit: number): boolean {
+  // Most arguments hold no object or array at all: answered without allocating.
+  let flat = true;
+  for (const key in args) {
+    const value = args[key];
+    if (value !== null && typeof value === 'object') {
+      flat = false;
+      break;
+    }
+  }
+  if (flat) return limit < 1;
   const nodes: unknown[] = [args];
   const depths: number[] = [1];
   while (nodes.length > 0) {
