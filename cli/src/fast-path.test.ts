@@ -166,7 +166,9 @@ describe('the tutti bin on its fast path', () => {
     const loaded = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
     expect(loaded.some((entry) => entry.includes('/dist/fast-path.js'))).toBe(true);
     const heavy = loaded.filter((entry) =>
-      /@oclif|\/zod\/|fastify|@modelcontextprotocol|\/ajv\/|\/core\/(dist|src)\/server\/|pino/.test(entry),
+      /@oclif|\/zod\/|fastify|@modelcontextprotocol|\/ajv\/|\/core\/(dist|src)\/server\/|pino/.test(
+        entry,
+      ),
     );
     expect(heavy).toEqual([]);
     // The same command with --help goes through oclif: the recorder does see oclif then.
