@@ -41,65 +41,72 @@ describe('parseConnectorSummaries', () => {
   });
 
   it('takes exactly the lists connectorSummarySchema takes', () => {
-    const text = (max: number) =>
-      fc.oneof(
-        fc.string({ maxLength: max + 2 }),
-        fc.constantFrom('', 'a', 'github', 'git_hub', 'Git', 'a-b', '-a', 'a'.repeat(max)),
-      );
-    const status = fc.oneof(fc.constantFrom('ready', 'starting', 'unavailable'), fc.string());
-    const mcp = fc.record(
-      {
-        kind: fc.constantFrom('mcp', 'cli', 'x'),
-        serverName: fc.constantFrom('connector', 'other'),
-        toolPrefix: fc.oneof(fc.constantFrom('github_', 'a-b_', '_', 'x'), fc.string()),
-        status,
-        extra: fc.jsonValue(),
-      },
-      { requiredKeys: ['kind', 'status'] },
+    const status = fc.constantFrom('ready', 'starting', 'unavailable');
+    const key = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,31}$/);
+    const skill = fc.record({
+      name: fc.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/),
+      title: fc.string({ minLength: 1, maxLength: 200 }),
+      description: fc.string({ maxLength: 60 }),
+    });
+    const mcp = fc.record({
+      kind: fc.constant('mcp'),
+      serverName: fc.constant('connector'),
+      toolPrefix: key.map((k) => `${k}_`),
+      status,
+    });
+    const cli = fc.record({
+      kind: fc.constant('cli'),
+      command: key.map((k) => `tutti-connector-${k}`),
+      status,
+    });
+    const summary = fc.record({
+      key,
+      name: fc.string({ minLength: 1, maxLength: 200 }),
+      description: fc.string({ maxLength: 60 }),
+      skills: fc.array(skill, { maxLength: 2 }),
+      interfaces: fc.array(fc.oneof(mcp, cli), { maxLength: 3 }),
+    });
+    const valid = fc.array(summary, { minLength: 1, maxLength: 2 });
+    // One change somewhere in a valid list: a member replaced by another value (often a
+    // string at or past a length limit), removed, or an extra member added.
+    const replacement = fc.oneof(
+      fc.jsonValue(),
+      fc.constantFrom('', '_', 'A', 'a--b', 'x'.repeat(64), 'x'.repeat(65), 'x'.repeat(201)),
+      fc.constantFrom('x'.repeat(1024), 'x'.repeat(1025), 'x'.repeat(2048), 'x'.repeat(2049)),
     );
-    const cli = fc.record(
-      {
-        kind: fc.constantFrom('cli', 'mcp'),
-        command: fc.oneof(
-          fc.constantFrom('tutti-connector-github', 'tutti-connector-', 'gh'),
-          fc.string(),
-        ),
-        status,
-        extra: fc.jsonValue(),
-      },
-      { requiredKeys: ['kind', 'status'] },
-    );
-    const skill = fc.record(
-      {
-        name: fc.oneof(fc.constantFrom('github-workflow', 'a', 'A', 'a--b', ''), text(64)),
-        title: text(200),
-        description: text(1024),
-        extra: fc.jsonValue(),
-      },
-      { requiredKeys: ['name', 'title', 'description'] },
-    );
-    const summary = fc.record(
-      {
-        key: fc.oneof(fc.constantFrom('github', 'a', 'git_hub', '-x', 'a'.repeat(33)), fc.string()),
-        name: text(200),
-        description: text(2048),
-        skills: fc.oneof(fc.array(skill, { maxLength: 2 }), fc.jsonValue()),
-        interfaces: fc.oneof(fc.array(fc.oneof(mcp, cli), { maxLength: 3 }), fc.jsonValue()),
-        extra: fc.jsonValue(),
-      },
-      { requiredKeys: ['key', 'name', 'description', 'skills', 'interfaces'] },
-    );
-    const list = fc.oneof(fc.array(summary, { maxLength: 2 }), fc.jsonValue());
+    const changed = fc
+      .tuple(valid, fc.nat(), fc.constantFrom('replace', 'delete', 'add'), replacement)
+      .map(([list, at, how, value]) => {
+        const objects: Record<string, unknown>[] = [];
+        const walk = (node: unknown) => {
+          if (node === null || typeof node !== 'object') return;
+          if (!Array.isArray(node)) objects.push(node as Record<string, unknown>);
+          for (const child of Object.values(node)) walk(child);
+        };
+        walk(list);
+        const target = objects[at % objects.length]!;
+        const keys = Object.keys(target);
+        const name = keys[at % keys.length]!;
+        if (how === 'replace') target[name] = value;
+        else if (how === 'delete') delete target[name];
+        else target.extra = value;
+        return list;
+      });
+    const lists = fc.oneof({ weight: 2, arbitrary: valid }, { weight: 5, arbitrary: changed });
     let taken = 0;
+    let refused = 0;
     fc.assert(
-      fc.property(list, (generated) => {
-        const value = JSON.parse(JSON.stringify(generated) ?? 'null');
+      fc.property(lists, (generated) => {
+        const value = JSON.parse(JSON.stringify(generated));
         const mine = parseConnectorSummaries(value) !== undefined;
         if (mine) taken += 1;
+        else refused += 1;
         expect(mine).toBe(zodList.safeParse(value).success);
       }),
-      { numRuns: 5000 },
+      { numRuns: 3000 },
     );
-    expect(taken).toBeGreaterThan(50);
+    // Both verdicts often enough for the property to bite.
+    expect(taken).toBeGreaterThan(300);
+    expect(refused).toBeGreaterThan(300);
   });
 });
