@@ -60,7 +60,7 @@ export const RpcCode = Object.freeze({
   MethodNotFound: ProtocolErrorCode.MethodNotFound,
   InvalidParams: ProtocolErrorCode.InvalidParams,
   InternalError: ProtocolErrorCode.InternalError,
-  /** Generic server error, used for HTTP-level refusals (401, 403, 405, 413). */
+  /** Generic server error, used for HTTP-level refusals (401, 403, 405, 429). */
   ServerError: -32_000,
   /**
    * 2026-07-28 `HeaderMismatch` (SEP-2243). The SDK keeps it off `ProtocolErrorCode`
