@@ -2,8 +2,9 @@
  * CLI benchmarks: (1) the cost of a published `tutti-connector-<key>` shim (a `sh` script
  * that execs the entrypoint) over running the entrypoint directly, for `/bin/true` and for
  * a Node script; (2) `tutti connector available` (table and `--json`) against a running
- * `tuttid` versus `node -e 0`, the floor of any Node CLI, with the imports it pays for
- * (`@oclif/core`, `@tutti/core`) timed on their own. `BENCH_QUICK=1` runs fewer rounds.
+ * `tuttid` versus `node -e 0`, the floor of any Node CLI, with the imports it could pay
+ * for (`@oclif/core`, `@tutti/core`; the bin's fast path loads neither) timed on their
+ * own. `BENCH_QUICK=1` runs fewer rounds.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -127,7 +128,7 @@ async function availableRows(dir, env, quick) {
         cwd: CLI_DIR,
       },
       {
-        name: 'node: fetchAvailableConnectors() from cli/dist (imports @tutti/core)',
+        name: 'node: fetchAvailableConnectors() from cli/dist (imports @tutti/core/client)',
         command: node,
         args: [
           '--input-type=module',

@@ -68,6 +68,8 @@ export async function startConnector({
     token: ready.token,
     tool: upstream === 'everything' ? 'everything_echo' : 'local_echo',
     toolCount: ready.tools,
+    /** Pid of the server process (the group leader). */
+    pid: group.child.pid,
     bump() {
       seq += 1;
       const mine = seq;

@@ -2,13 +2,16 @@
  * How the `tutti` CLI reaches the running daemon: `<home>/run/daemon.json` names its pid,
  * control URL and control token, and `GET /v1/connectors/available` answers the spec 9.2
  * list. Every failure becomes a TuttiError whose message holds no URL, port or token.
+ * `node:http`, not `fetch`: Node builds its fetch (undici) on first use, which costs a CLI
+ * call about 40 ms; and the answer is checked without zod for the same reason.
  */
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import {
   type ConnectorSummary,
-  connectorSummarySchema,
   type DaemonInfo,
   daemonFilePath,
+  parseConnectorSummaries,
   TuttiError,
 } from '@tutti/core/client';
 
@@ -16,8 +19,6 @@ import {
 export interface AvailableConnectors {
   connectors: ConnectorSummary[];
 }
-
-const connectorListSchema = connectorSummarySchema.array();
 
 /** How long the CLI waits for the daemon's answer. */
 export const DAEMON_REQUEST_TIMEOUT_MS = 10_000;
@@ -69,28 +70,56 @@ export async function readDaemonInfo(home: string): Promise<DaemonInfo | undefin
   return info && isAlive(info.pid) ? info : undefined;
 }
 
-function isConnectionRefused(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
-  return cause?.code === 'ECONNREFUSED' || cause?.code === 'ECONNRESET';
+/** The daemon's answer: its HTTP status and its body text. */
+interface DaemonAnswer {
+  readonly status: number;
+  readonly text: string;
 }
 
-async function request(info: DaemonInfo): Promise<Response> {
-  const url = `${info.controlUrl.replace(/\/+$/, '')}/v1/connectors/available`;
-  try {
-    return await fetch(url, {
-      headers: { authorization: `Bearer ${info.controlToken}`, accept: 'application/json' },
-      signal: AbortSignal.timeout(DAEMON_REQUEST_TIMEOUT_MS),
-      redirect: 'error',
+/** Largest answer read from the daemon; a longer one is not a connector list of ours. */
+const ANSWER_LIMIT = 16 * 1024 * 1024;
+
+function request(info: DaemonInfo): Promise<DaemonAnswer> {
+  const url = new URL(`${info.controlUrl.replace(/\/+$/, '')}/v1/connectors/available`);
+  return new Promise((resolve, reject) => {
+    // A socket error names the address; it is dropped on purpose, never chained as a cause.
+    const fail = (error: TuttiError) => {
+      clearTimeout(timer);
+      reject(error);
+    };
+    const rejected = (reason: string) =>
+      fail(new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason }));
+    const outgoing = httpRequest(
+      url,
+      { headers: { authorization: `Bearer ${info.controlToken}`, accept: 'application/json' } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > ANSWER_LIMIT) response.destroy(new Error('answer too large'));
+          else chunks.push(chunk);
+        });
+        response.on('error', () => rejected('the connection failed'));
+        response.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      },
+    );
+    const timer = setTimeout(() => {
+      outgoing.destroy();
+      rejected(`no answer within ${DAEMON_REQUEST_TIMEOUT_MS / 1000} s`);
+    }, DAEMON_REQUEST_TIMEOUT_MS);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNREFUSED' || error.code === 'ECONNRESET') fail(notRunning());
+      else rejected('the connection failed');
     });
-  } catch (error) {
-    // The fetch error names the address; it is dropped on purpose, never chained as a cause.
-    if (isConnectionRefused(error)) throw notRunning();
-    const reason =
-      (error as Error | undefined)?.name === 'TimeoutError'
-        ? `no answer within ${DAEMON_REQUEST_TIMEOUT_MS / 1000} s`
-        : 'the connection failed';
-    throw new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason });
-  }
+    outgoing.end();
+  });
 }
 
 /**
@@ -100,20 +129,18 @@ async function request(info: DaemonInfo): Promise<Response> {
 export async function fetchAvailableConnectors(home: string): Promise<AvailableConnectors> {
   const info = await readDaemonInfo(home);
   if (!info) throw notRunning();
-  const response = await request(info);
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason: `HTTP ${response.status}` });
+  const answer = await request(info);
+  // Redirects are not followed: the daemon never sends one, and the token stays with it.
+  if (answer.status < 200 || answer.status > 299) {
+    throw new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason: `HTTP ${answer.status}` });
   }
   let body: unknown;
   try {
-    body = await response.json();
+    body = JSON.parse(answer.text);
   } catch {
     throw new TuttiError('TUTTI_ERR_CLI_DAEMON_BAD_RESPONSE');
   }
-  const parsed = connectorListSchema.safeParse(
-    (body as { connectors?: unknown } | null)?.connectors,
-  );
-  if (!parsed.success) throw new TuttiError('TUTTI_ERR_CLI_DAEMON_BAD_RESPONSE');
-  return { connectors: parsed.data };
+  const connectors = parseConnectorSummaries((body as { connectors?: unknown } | null)?.connectors);
+  if (!connectors) throw new TuttiError('TUTTI_ERR_CLI_DAEMON_BAD_RESPONSE');
+  return { connectors };
 }

@@ -1,7 +1,8 @@
 /**
- * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]
- * [--agent-timeout MS]`
- * (logs: `warn` by default, `info` with `--json`):
+ * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
+ * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
+ * `[--max-argument-depth N] [--agent-timeout MS]` (logs: `warn` by default, `info` with
+ * `--json`; the limits are described in docs/limits.md):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
  * Logs go to stderr as JSON lines, with every token redacted.
@@ -33,8 +34,15 @@ export interface TuttidArgs {
   json: boolean;
   demo: boolean;
   logLevel: string;
-  /** Longest an agent may take to start a session or answer one request, in ms. */
-  agentTimeoutMs?: number;
+  /** The caps given on the command line; absent ones keep the daemon's defaults. */
+  limits: {
+    mcpBodyLimit?: number;
+    controlBodyLimit?: number;
+    maxListenStreamsPerToken?: number;
+    maxArgumentDepth?: number;
+    /** Longest an agent may take to start a session or answer one request, in ms. */
+    agentTimeoutMs?: number;
+  };
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -48,15 +56,15 @@ function portOf(value: string | undefined, flag: string): number {
   return port;
 }
 
-function msOf(value: string | undefined, flag: string): { agentTimeoutMs?: number } {
-  if (value === undefined) return {};
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) {
+function countOf(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count) || count < 1) {
     throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
-      problem: `${flag} takes milliseconds, from 100 to 3600000`,
+      problem: `${flag} takes a whole number from 1 up`,
     });
   }
-  return { agentTimeoutMs: ms };
+  return count;
 }
 
 /** Parses `argv` (without node and the script). */
@@ -72,6 +80,10 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         json: { type: 'boolean', default: false },
         'no-demo': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
+        'mcp-body-limit': { type: 'string' },
+        'control-body-limit': { type: 'string' },
+        'max-listen-streams': { type: 'string' },
+        'max-argument-depth': { type: 'string' },
         'agent-timeout': { type: 'string' },
       },
       strict: true,
@@ -87,7 +99,22 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     json: values.json === true,
     demo: values['no-demo'] !== true,
     logLevel: String(values['log-level'] ?? (values.json === true ? 'info' : 'warn')),
-    ...msOf(values['agent-timeout'] as string | undefined, '--agent-timeout'),
+    limits: {
+      mcpBodyLimit: countOf(values['mcp-body-limit'] as string | undefined, '--mcp-body-limit'),
+      controlBodyLimit: countOf(
+        values['control-body-limit'] as string | undefined,
+        '--control-body-limit',
+      ),
+      maxListenStreamsPerToken: countOf(
+        values['max-listen-streams'] as string | undefined,
+        '--max-listen-streams',
+      ),
+      maxArgumentDepth: countOf(
+        values['max-argument-depth'] as string | undefined,
+        '--max-argument-depth',
+      ),
+      agentTimeoutMs: countOf(values['agent-timeout'] as string | undefined, '--agent-timeout'),
+    },
   };
 }
 
@@ -131,14 +158,11 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
     controlPort: args.controlPort,
     logger,
     demoConnectors: args.demo ? demoConnectors() : [],
-    ...(args.agentTimeoutMs !== undefined && { agentTimeoutMs: args.agentTimeoutMs }),
+    ...Object.fromEntries(Object.entries(args.limits).filter(([, value]) => value !== undefined)),
     repoRoot,
     nodeModules: [join(repoRoot, 'node_modules')],
   });
-  installExitHandlers(daemon.supervisor, {
-    onSignal: () => daemon.close(),
-    absorb: (error) => daemon.absorbEscapedError(error),
-  });
+  installExitHandlers(daemon.supervisor, { onSignal: () => daemon.close() });
   if (args.json) {
     const ready = {
       event: 'ready',

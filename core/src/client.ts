@@ -1,15 +1,12 @@
 /**
  * `@tutti/core/client`: the small part of core a client of the daemon needs (errors, the
- * home rule, the `connector available` shape, text sanitizing). Importing the whole of
- * `@tutti/core` pulls fastify, both MCP SDKs and ajv: about 340 ms of CPU a CLI call
- * does not need.
+ * home rule, the `connector available` shape and its check, text sanitizing). Nothing
+ * here loads zod, fastify, ajv or an MCP SDK: the whole of `@tutti/core` costs a CLI call
+ * hundreds of milliseconds it does not need (see docs/benchmarks.md). A test keeps it so.
  */
 export { type DaemonInfo, daemonFilePath } from './daemon/daemon-file.js';
 export * from './errors/index.js';
 export { sanitizeText } from './guidance/sanitize-text.js';
-export {
-  type ConnectorSummary,
-  type SkillSummary,
-  connectorSummarySchema,
-} from './routes/connector-summary.js';
+export type { ConnectorSummary, SkillSummary } from './routes/connector-summary.js';
+export { parseConnectorSummaries } from './routes/connector-summary-check.js';
 export { resolveHome } from './store/home.js';

@@ -15,7 +15,7 @@ export interface UpstreamCallResult {
 
 /**
  * The part of an `AbortSignal` an upstream call uses; an `AbortSignal` is one. The server
- * passes a lighter object per `tools/call` (see server/call-signal.ts): creating an
+ * passes a lighter object per `tools/call` (see server/in-flight-calls.ts): creating an
  * AbortController per call was the largest single cost of the call path.
  */
 export interface CallSignal {
@@ -32,7 +32,10 @@ export interface UpstreamCallOptions {
 
 /** Handle on a running upstream MCP client; the registry never opens or closes it. */
 export interface UpstreamClient {
-  /** Calls `tools/call` upstream with the arguments unchanged. */
+  /**
+   * Calls `tools/call` upstream with the arguments unchanged. Resolves with a checked MCP
+   * tool result; rejects soon after `options.signal` aborts (the caller does not race it).
+   */
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,

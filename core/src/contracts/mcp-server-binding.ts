@@ -3,9 +3,9 @@
  * session's bearer header. Never rendered into prompts, logs or `connector available`.
  */
 import { z } from 'zod';
+import { CONNECTOR_SERVER_NAME } from './connector-server-name.js';
 
-/** Name of the single aggregated server every agent session sees. */
-export const CONNECTOR_SERVER_NAME = 'connector';
+export { CONNECTOR_SERVER_NAME };
 
 /** Zod schema of {@link MCPServerBinding}; used where a binding crosses a process boundary. */
 export const mcpServerBindingSchema = z

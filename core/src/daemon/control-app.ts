@@ -14,9 +14,10 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isTuttiError, TuttiError } from '../errors/index.js';
-import { bearerTokenOf, checkHost, checkOrigin } from '../server/guards.js';
+import { checkHost, checkOrigin } from '../server/guards.js';
+import { bearerTokenOf } from '../server/session-cache.js';
 
-/** Largest control request body (a path, a credential, a session request). */
+/** Default largest control request body (a path, a credential, a session request). */
 export const CONTROL_BODY_LIMIT = 256 * 1024;
 
 /** Options of {@link buildControlApp}. */
@@ -25,6 +26,8 @@ export interface ControlAppOptions {
   /** The bound port, for the Host check (known after listen). */
   readonly port: () => number;
   readonly logger?: Logger;
+  /** Largest accepted request body in bytes (default {@link CONTROL_BODY_LIMIT}). */
+  readonly bodyLimit?: number;
 }
 
 function digest(value: string): Buffer {
@@ -46,8 +49,9 @@ export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
 /** The app with auth, Host check and error mapping; routes are added by the caller. */
 export function buildControlApp(options: ControlAppOptions): FastifyInstance {
   const expected = digest(options.controlToken);
+  const bodyLimit = options.bodyLimit ?? CONTROL_BODY_LIMIT;
   const app = Fastify({
-    bodyLimit: CONTROL_BODY_LIMIT,
+    bodyLimit,
     logController: new LogController({ disableRequestLogging: true }),
     // The router refuses a path segment over 100 characters or a broken percent-encoding
     // before any hook runs; answer those in this API's error shape too.
@@ -80,6 +84,10 @@ export function buildControlApp(options: ControlAppOptions): FastifyInstance {
 
   app.setErrorHandler((error, request, reply) => {
     if (isTuttiError(error)) return reply.code(error.status).send(errorBody(error));
+    if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const tooLarge = new TuttiError('TUTTI_ERR_CONTROL_BODY_TOO_LARGE', { limit: bodyLimit });
+      return reply.code(tooLarge.status).send(errorBody(tooLarge));
+    }
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       const bad = new TuttiError('TUTTI_ERR_CONTROL_BAD_REQUEST', {

@@ -63,6 +63,14 @@ export interface DaemonOptions {
   readonly startTimeoutMs?: number;
   /** Keep-alive interval of `subscriptions/listen` streams (default 15 s). */
   readonly keepAliveMs?: number;
+  /** Largest request body of the `connector` server in bytes (default 4 MiB). */
+  readonly mcpBodyLimit?: number;
+  /** Largest request body of the control API in bytes (default 256 KiB). */
+  readonly controlBodyLimit?: number;
+  /** Most `subscriptions/listen` streams one session token holds at once (default 16). */
+  readonly maxListenStreamsPerToken?: number;
+  /** Deepest nesting accepted in `tools/call` arguments (default 64). */
+  readonly maxArgumentDepth?: number;
   /** Restart delays of a crashed upstream (default 500 ms doubling up to 30 s). */
   readonly backoff?: BackoffOptions;
   /** Longest an agent may take to start a session or answer one request (default 60 s). */
@@ -139,6 +147,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         });
       },
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
+      ...(options.mcpBodyLimit !== undefined && { bodyLimit: options.mcpBodyLimit }),
+      ...(options.maxListenStreamsPerToken !== undefined && {
+        maxListenStreamsPerToken: options.maxListenStreamsPerToken,
+      }),
+      ...(options.maxArgumentDepth !== undefined && { maxArgumentDepth: options.maxArgumentDepth }),
     });
     cleanups.push(() => server.close());
     const runtime = createConnectorRuntime({
@@ -215,7 +228,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const controlToken = randomBytes(32).toString('base64url');
     redactor.add(controlToken);
     let controlPort = 0;
-    const app = buildControlApp({ controlToken, port: () => controlPort, logger });
+    const app = buildControlApp({
+      controlToken,
+      port: () => controlPort,
+      logger,
+      ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
+    });
     registerControlRoutes(app, { store, registry, routes, runtime, events, metrics, reconcile });
     registerSessionRoutes(app, host);
     registerEventsRoute(app, events);

@@ -113,7 +113,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_SERVER_BODY_TOO_LARGE: {
     message:
-      'The request body sent to the connector server is larger than {limit} bytes: send a smaller request.',
+      'The request body sent to the connector server is larger than {limit} bytes: send a smaller request, or start tuttid with a larger --mcp-body-limit.',
     status: 413,
   },
   TUTTI_ERR_SERVER_BAD_BODY: {
@@ -121,10 +121,30 @@ export const ERROR_CODES = Object.freeze({
       'The request body sent to the connector server is not usable: {reason}. Send one JSON-RPC message as application/json.',
     status: 400,
   },
+  TUTTI_ERR_SERVER_BAD_MEDIA_TYPE: {
+    message:
+      'The request body sent to the connector server is not application/json: send one JSON-RPC message as application/json.',
+    status: 415,
+  },
+  TUTTI_ERR_SERVER_TOO_MANY_STREAMS: {
+    message:
+      'This agent session already holds {limit} open subscriptions/listen streams on the connector server: close one before opening another (one per client is enough).',
+    status: 429,
+  },
+  TUTTI_ERR_SERVER_ARGUMENTS_TOO_DEEP: {
+    message:
+      'The arguments of tool "{localName}" are nested deeper than {limit} levels of objects and arrays, so the call was refused without reaching the connector: send flatter arguments.',
+    status: 400,
+  },
   TUTTI_ERR_SERVER_UPSTREAM_FAILED: {
     message:
       'Connector "{key}" failed while running tool "{tool}": {reason}. Retry; if it keeps failing, reconnect the connector.',
     status: 502,
+  },
+  TUTTI_ERR_SERVER_INTERNAL: {
+    message:
+      'The connector server failed to answer this request: see the daemon log for the cause, and send it again.',
+    status: 500,
   },
   TUTTI_ERR_SERVER_SHUTTING_DOWN: {
     message:
@@ -227,6 +247,26 @@ export const ERROR_CODES = Object.freeze({
     message:
       'The call of tool "{tool}" on upstream MCP server "{target}" was cancelled by its caller: call it again if the result is still wanted.',
     status: 499,
+  },
+  TUTTI_ERR_UPSTREAM_CALL_TIMEOUT: {
+    message:
+      'The call of tool "{tool}" on upstream MCP server "{target}" timed out after {timeoutMs} ms and was cancelled upstream: retry, or raise the call timeout.',
+    status: 504,
+  },
+  TUTTI_ERR_UPSTREAM_CALL_REJECTED: {
+    message:
+      'Upstream MCP server "{target}" answered the call of tool "{tool}" with JSON-RPC error {rpcCode} ({reason}): check the arguments against the tool\'s inputSchema.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_INVALID_RESULT: {
+    message:
+      'Upstream MCP server "{target}" answered the call of tool "{tool}" with something that is not an MCP tool result ({reason}): fix the server.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_CALL_FAILED: {
+    message:
+      'The call of tool "{tool}" on upstream MCP server "{target}" failed ({reason}): retry; if it keeps failing, check the server.',
+    status: 502,
   },
   TUTTI_ERR_PLUGIN_LOAD_FAILED: {
     message:
@@ -371,6 +411,11 @@ export const ERROR_CODES = Object.freeze({
       'The request field "{field}" is not valid ({problem}): fix the request and send it again.',
     status: 400,
   },
+  TUTTI_ERR_CONTROL_BODY_TOO_LARGE: {
+    message:
+      'The control API request body is larger than {limit} bytes: send a smaller request, or start tuttid with a larger --control-body-limit.',
+    status: 413,
+  },
   TUTTI_ERR_CONTROL_NOT_FOUND: {
     message: 'Nothing answers "{what}": see docs/control-api.md for the routes.',
     status: 404,
@@ -394,7 +439,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--agent-timeout MS].',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS].',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

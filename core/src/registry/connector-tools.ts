@@ -5,6 +5,7 @@
  */
 import type { ConnectorTool, UpstreamTool } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
+import { deepFreeze, isPlainObject } from '../util/objects.js';
 import { inputSchemaProblem } from './input-schema.js';
 import { toLocalName } from './local-name.js';
 import type { ServedTool } from './types.js';
@@ -25,18 +26,6 @@ const FIELD_ORDER = [
   'annotations',
   '_meta',
 ] as const;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /** A name short enough to show in an error message. */
 function shown(name: string): string {

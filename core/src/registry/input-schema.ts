@@ -6,6 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { isPlainObject } from '../util/objects.js';
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
@@ -30,10 +31,6 @@ function metaValidators(): NonNullable<typeof validators> {
     validators = { 'draft-2020-12': draft2020, 'draft-07': draft07 };
   }
   return validators;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

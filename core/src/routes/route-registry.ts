@@ -4,6 +4,7 @@
  * holds no URL, port, token or path: its inputs cannot carry one (strict schemas).
  */
 import { TuttiError } from '../errors/index.js';
+import { deepFreeze } from '../util/objects.js';
 import {
   assertConnectorKey,
   assertGeneration,
@@ -33,14 +34,6 @@ export interface RouteRegistryApi {
   list(): readonly ConnectorSummary[];
   /** The generation currently listed for `connectorKey`, or undefined. */
   generationOf(connectorKey: string): number | undefined;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function summarize(key: string, metadata: ConnectorMetadata): ConnectorSummary {

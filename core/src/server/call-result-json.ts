@@ -6,7 +6,7 @@
 import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { UpstreamCallResult } from '../contracts/index.js';
 import { SERVER_INFO } from './constants.js';
-import { isPlainObject } from './json-rpc.js';
+import { isPlainObject } from '../util/objects.js';
 
 /** The `_meta` member carrying the server info, as JSON text. */
 export const CALL_RESULT_SERVER_INFO = `"_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO })}`;

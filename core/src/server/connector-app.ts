@@ -1,9 +1,12 @@
 /**
- * The fastify app of the loopback `connector` server, without its socket: guards, the
- * POST-only `/mcp/connector` route that picks the era per request, and error mapping.
+ * The fastify app of the loopback `connector` server, without its socket: the edge of the
+ * call path. Guards and auth run as hooks; the POST-only `/mcp/connector` route classifies
+ * each body once (inbound-message.ts), hands requests to their era's surface with the
+ * request's cancellation, and writes the answer, converting a thrown error to JSON-RPC
+ * here and only here (json-rpc.ts). Everything the server remembers between requests is
+ * made in {@link buildConnectorApp} and belongs to that one app.
  * Tests drive it with `app.inject()`; {@link createConnectorServer} binds it to 127.0.0.1.
  */
-import { isJSONRPCRequest } from '@modelcontextprotocol/server';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -15,25 +18,27 @@ import type { Logger } from 'pino';
 import type { TokenService, TokenSession } from '../auth/index.js';
 import { TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import { isPlainObject } from '../util/objects.js';
 import {
   CONNECTOR_ENDPOINT,
   DEFAULT_BODY_LIMIT,
   DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_MAX_ARGUMENT_DEPTH,
+  DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN,
   DEFAULT_PAGE_SIZE,
-  RpcCode,
 } from './constants.js';
-import { dispatch } from './dispatch.js';
 import { checkHost, checkOrigin } from './guards.js';
 import { createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
-import { answerBodyError, headerOf, refuse, wantsEventStreamOnly } from './http-answers.js';
-import { errorResponse, RpcError } from './json-rpc.js';
-import { createListenStreams } from './listen-streams.js';
+import { classifyInbound, createEnvelopeVerdicts, type InboundRequest } from './inbound-message.js';
+import { bodyErrorOf, errorResponse, resultResponse, rpcErrorOf } from './json-rpc.js';
 import { lazyChildLoggerFactory } from './lazy-child-logger.js';
+import { createLegacySurface } from './legacy-surface.js';
+import { createListenStreams } from './listen-streams.js';
 import { createServerLogger } from './logger.js';
-import { isPlainModernRequest } from './plain-modern-request.js';
-import { isPlainRequest } from './plain-request.js';
-import type { ServeContext } from './serve-context.js';
+import { createModernSurface, type ListenStart } from './modern-surface.js';
 import { createSessionCache } from './session-cache.js';
+import type { SurfaceResult } from './surface.js';
+import { createTools } from './tool-call.js';
 
 const SSE_HEAD = Buffer.from('event: message\ndata: ', 'utf8');
 const SSE_TAIL = Buffer.from('\n\n', 'utf8');
@@ -50,8 +55,15 @@ export interface ConnectorServerOptions {
   readonly bodyLimit?: number;
   /** Interval of SSE keep-alive comments; 0 disables them (default 15 s). */
   readonly keepAliveMs?: number;
+  /** Most `subscriptions/listen` streams one token may hold open at once (default 16). */
+  readonly maxListenStreamsPerToken?: number;
   /** `tools/list` page size (default 500). */
   readonly pageSize?: number;
+  /**
+   * Deepest nesting of objects and arrays accepted in `tools/call` arguments (default 64;
+   * the arguments object is level 1); deeper calls are answered -32602 and reach no upstream.
+   */
+  readonly maxArgumentDepth?: number;
   /**
    * Told after each JSON-RPC request was answered: whose session sent it, the method and the
    * HTTP status (a JSON-RPC error may answer 200); never a token. Runs synchronously right
@@ -65,8 +77,26 @@ export interface ConnectorApp {
   readonly app: FastifyInstance;
   /** Ends every listen stream and aborts every in-flight call. */
   shutdown(): void;
-  /** Running upstream calls (for tests and the debug endpoint). */
+  /** Running requests (for tests and the debug endpoint). */
   readonly inFlight: InFlightCalls;
+}
+
+/** An answer of the POST route: an HTTP status and a JSON body (text or UTF-8 bytes). */
+interface Answer {
+  readonly status: number;
+  readonly body: string | Buffer;
+}
+
+/** A request header as one string, or undefined. */
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Answers a guard refusal: the tutti error's status, a JSON-RPC error body. */
+function refuse(reply: FastifyReply, error: TuttiError): FastifyReply {
+  const wire = rpcErrorOf(error)!;
+  return reply.code(wire.httpStatus).type('application/json').send(errorResponse(null, wire));
 }
 
 /**
@@ -78,14 +108,45 @@ export function buildConnectorApp(
 ): ConnectorApp {
   const logger = createServerLogger(options.logger);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  // The state of this server, and of no other in the process.
   const inFlight = createInFlightCalls();
   const streams = createListenStreams({
     registry: options.registry,
     tokens: options.tokens,
     keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    maxPerToken: options.maxListenStreamsPerToken ?? DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN,
     logger,
   });
+  const sessionCache = createSessionCache(options.tokens);
+  const verdicts = createEnvelopeVerdicts();
+  const tools = createTools({
+    registry: options.registry,
+    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    maxArgumentDepth: options.maxArgumentDepth ?? DEFAULT_MAX_ARGUMENT_DEPTH,
+  });
+  const legacy = createLegacySurface(tools);
+  const modern = createModernSurface(options.registry, tools);
+  // A client sends the same Accept on every POST: its verdict is remembered.
+  let lastAccept: { value: string | undefined; eventStreamOnly: boolean } = {
+    value: undefined,
+    eventStreamOnly: false,
+  };
+  /**
+   * True when the client accepts SSE but not JSON. Everyone else gets plain JSON: no stream
+   * and no event store (an SSE answer with an event store costs about 2 ms a call).
+   */
+  const wantsEventStreamOnly = (accept: string | undefined): boolean => {
+    if (accept === undefined) return false;
+    if (accept === lastAccept.value) return lastAccept.eventStreamOnly;
+    const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+    const json = types.some(
+      (type) => type === 'application/json' || type === 'application/*' || type === '*/*',
+    );
+    const eventStreamOnly = !json && types.includes('text/event-stream');
+    lastAccept = { value: accept, eventStreamOnly };
+    return eventStreamOnly;
+  };
+
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit,
@@ -116,16 +177,10 @@ export function buildConnectorApp(
 
   app.setErrorHandler(
     (error: { code?: string; statusCode?: number; message: string }, request, reply) => {
-      if (error.code?.startsWith('FST_ERR_CTP_')) {
-        const answer = answerBodyError(error, bodyLimit);
-        return reply.code(answer.status).type('application/json').send(answer.body);
-      }
+      if (error.code?.startsWith('FST_ERR_CTP_'))
+        return refuse(reply, bodyErrorOf(error, bodyLimit));
       request.log.error({ err: error }, 'connector server request failed');
-      const internal = new RpcError(
-        RpcCode.InternalError,
-        'Internal error of the connector server',
-      );
-      return reply.code(500).type('application/json').send(errorResponse(null, internal));
+      return refuse(reply, new TuttiError('TUTTI_ERR_SERVER_INTERNAL'));
     },
   );
 
@@ -146,7 +201,6 @@ export function buildConnectorApp(
     handler: async () => undefined,
   });
 
-  const sessionCache = createSessionCache(options.tokens);
   const authenticate = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const session = sessionCache.authenticate(request.headers.authorization);
     if (typeof session !== 'string') {
@@ -163,55 +217,86 @@ export function buildConnectorApp(
     );
   };
 
+  /**
+   * Serves one classified request under its own cancellation: the client closing the
+   * response, a `notifications/cancelled` naming it, or shutdown aborts it. Undefined when
+   * a listen stream took the response over.
+   */
+  const serve = async (
+    message: InboundRequest,
+    session: TokenSession,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<Answer | undefined> => {
+    const call = inFlight.start(session.tokenId, message.id);
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) call.signal.abort('disconnected');
+    });
+    try {
+      const scope = { signal: call.signal, headers: request.headers };
+      const served =
+        message.era === 'legacy' ? await legacy(message, scope) : await modern(message, scope);
+      const listen = (served as Partial<ListenStart>).listen;
+      if (listen === undefined) {
+        return { status: 200, body: resultResponse(message.id, served as SurfaceResult) };
+      }
+      // open() refuses a token over its stream limit before writing: then the catch answers.
+      streams.open(reply.raw, message.id, session, listen);
+      reply.hijack();
+      return undefined;
+    } catch (error) {
+      const wire = rpcErrorOf(error);
+      if (!wire) throw error;
+      return { status: wire.httpStatus, body: errorResponse(message.id, wire) };
+    } finally {
+      call.done();
+    }
+  };
+
   app.post(CONNECTOR_ENDPOINT, { onRequest: authenticate }, async (request, reply) => {
     const session = sessions.get(request)!;
-    // One stored callback instead of an AbortController per POST (see ServeContext).
-    let gone = false;
-    let onGone: (() => void) | undefined;
-    reply.raw.on('close', () => {
-      if (reply.raw.writableFinished) return;
-      gone = true;
-      onGone?.();
-    });
-    const ctx: ServeContext = {
-      registry: options.registry,
-      session,
-      inFlight,
-      pageSize,
-      logger: request.log,
-      onDisconnect(fn) {
-        if (gone) fn();
-        else onGone = fn;
-        return () => {
-          if (onGone === fn) onGone = undefined;
-        };
+    const message = classifyInbound(
+      request.body,
+      {
+        protocolVersion: headerOf(request, 'mcp-protocol-version'),
+        mcpMethod: headerOf(request, 'mcp-method'),
+        mcpName: headerOf(request, 'mcp-name'),
       },
-      header: (name) => headerOf(request, name),
-    };
-    const body = request.body;
-    const served = await dispatch(body, ctx);
-    if ('listen' in served) {
-      reply.hijack();
-      streams.open(reply.raw, served.listen.id, session, served.listen.honored);
-      return;
-    }
-    const answer = served;
-    if (options.onAnswered || logger.isLevelEnabled('debug')) {
-      // The structural checks first: the SDK's zod guard only for the unusual bodies.
-      if (
-        isPlainRequest(body) ||
-        isPlainModernRequest(
-          body,
-          headerOf(request, 'mcp-protocol-version'),
-          headerOf(request, 'mcp-method'),
-        ) ||
-        isJSONRPCRequest(body)
-      ) {
-        request.log.debug({ method: body.method, status: answer.status }, 'mcp request answered');
-        options.onAnswered?.(session, body.method, answer.status);
+      verdicts,
+    );
+    let answer: Answer | undefined;
+    switch (message.kind) {
+      case 'notification': {
+        const requestId = isPlainObject(message.params) ? message.params.requestId : undefined;
+        if (
+          message.method === 'notifications/cancelled' &&
+          (typeof requestId === 'string' || typeof requestId === 'number') &&
+          inFlight.cancel(session.tokenId, requestId, 'cancelled')
+        ) {
+          request.log.debug({ requestId }, 'request cancelled by the client');
+        }
+        return reply.code(202).send();
       }
+      case 'rejected':
+        answer = {
+          status: message.error.httpStatus,
+          body: errorResponse(message.id, message.error),
+        };
+        break;
+      case 'request':
+        answer = await serve(message, session, request, reply);
+        if (answer === undefined) return;
     }
-    if (answer.body === undefined) return reply.code(answer.status).send();
+    // The answer's method comes from the one classification above.
+    if (message.method !== undefined) {
+      if (logger.isLevelEnabled('debug')) {
+        request.log.debug(
+          { method: message.method, status: answer.status },
+          'mcp request answered',
+        );
+      }
+      options.onAnswered?.(session, message.method, answer.status);
+    }
     if (answer.status === 200 && wantsEventStreamOnly(headerOf(request, 'accept'))) {
       const event =
         typeof answer.body === 'string'

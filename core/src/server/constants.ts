@@ -28,8 +28,21 @@ export const SERVER_INFO = Object.freeze({
 /** Default upper bound of a request body: 4 MiB, as the SDK's own HTTP entry. */
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
+/**
+ * Default deepest nesting of objects and arrays in `tools/call` arguments (the arguments
+ * object itself is level 1). Deeper arguments are the caller's error: answered -32602
+ * before any upstream call, since serializing them could overflow the daemon's stack.
+ */
+export const DEFAULT_MAX_ARGUMENT_DEPTH = 64;
+
 /** Default `tools/list` page size. */
 export const DEFAULT_PAGE_SIZE = 500;
+
+/**
+ * Default most `subscriptions/listen` streams one token holds open at once. A client needs
+ * one; a few spare cover reconnects whose old stream has not closed yet.
+ */
+export const DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN = 16;
 
 /** Default interval of SSE keep-alive comments on `subscriptions/listen` streams. */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -47,7 +60,7 @@ export const RpcCode = Object.freeze({
   MethodNotFound: ProtocolErrorCode.MethodNotFound,
   InvalidParams: ProtocolErrorCode.InvalidParams,
   InternalError: ProtocolErrorCode.InternalError,
-  /** Generic server error, used for HTTP-level refusals (401, 403, 405, 413). */
+  /** Generic server error, used for HTTP-level refusals (401, 403, 405, 429). */
   ServerError: -32_000,
   /**
    * 2026-07-28 `HeaderMismatch` (SEP-2243). The SDK keeps it off `ProtocolErrorCode`

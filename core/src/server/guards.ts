@@ -1,7 +1,7 @@
 /**
- * DNS-rebinding and bearer guards of the loopback server: the Host must name a loopback
- * address with the server's own port, the Origin must be absent, `null` or loopback, and
- * the bearer token must belong to a live agent session.
+ * DNS-rebinding guards of the loopback server: the Host must name a loopback address with
+ * the server's own port, and the Origin must be absent, `null` or loopback. (The bearer
+ * token is checked by session-cache.ts.)
  */
 import { TuttiError } from '../errors/index.js';
 
@@ -37,11 +37,4 @@ export function checkOrigin(origin: string | undefined): TuttiError | undefined 
     // Not a URL: refused below.
   }
   return new TuttiError('TUTTI_ERR_SERVER_BAD_ORIGIN', { origin: echo(origin) });
-}
-
-/** The token of an `Authorization: Bearer <token>` header, or undefined. */
-export function bearerTokenOf(authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined;
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-  return match ? match[1] : undefined;
 }

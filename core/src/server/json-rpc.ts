@@ -1,8 +1,14 @@
 /**
- * JSON-RPC framing of the `connector` server's answers. Results are built as strings (or
- * byte chunks) so a prepared `tools/list` page is spliced in without being parsed or
- * serialized again.
+ * The wire form of the `connector` server's answers, and the one conversion of an error to
+ * it. Two error families reach the edge: protocol errors ({@link RpcError}, which carry a
+ * JSON-RPC code, e.g. method not found or a header mismatch) and tutti errors (string
+ * codes from `errors/codes.ts`, e.g. an unknown tool or a failed upstream). Results are
+ * built as strings (or byte chunks) so a prepared `tools/list` page is spliced in without
+ * being parsed or serialized again.
  */
+import type { ErrorCode } from '../errors/index.js';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import { RpcCode } from './constants.js';
 
 /** A JSON-RPC request id. */
 export type RpcId = string | number;
@@ -24,6 +30,62 @@ export class RpcError extends Error {
     this.httpStatus = options.httpStatus ?? 200;
     this.data = options.data;
   }
+}
+
+/**
+ * Tutti errors about one call, answered in band (HTTP 200) with this JSON-RPC code. Every
+ * other tutti error refuses the request itself: its own HTTP status, the code below or
+ * the generic server error.
+ */
+const IN_BAND: Partial<Record<ErrorCode, number>> = {
+  TUTTI_ERR_REGISTRY_UNKNOWN_TOOL: RpcCode.InvalidParams,
+  TUTTI_ERR_REGISTRY_ROUTE_FENCED: RpcCode.InvalidParams,
+  TUTTI_ERR_REGISTRY_BAD_CURSOR: RpcCode.InvalidParams,
+  TUTTI_ERR_SERVER_ARGUMENTS_TOO_DEEP: RpcCode.InvalidParams,
+  TUTTI_ERR_SERVER_UPSTREAM_FAILED: RpcCode.InternalError,
+  TUTTI_ERR_SERVER_SHUTTING_DOWN: RpcCode.InternalError,
+};
+
+/** JSON-RPC codes of the refusals that are not the generic server error. */
+const REFUSAL: Partial<Record<ErrorCode, number>> = {
+  TUTTI_ERR_SERVER_BODY_TOO_LARGE: RpcCode.InvalidRequest,
+  TUTTI_ERR_SERVER_BAD_BODY: RpcCode.ParseError,
+  TUTTI_ERR_SERVER_BAD_MEDIA_TYPE: RpcCode.InvalidRequest,
+  TUTTI_ERR_SERVER_INTERNAL: RpcCode.InternalError,
+};
+
+/**
+ * The JSON-RPC error a thrown value is answered with: a protocol error as it is, a tutti
+ * error by the tables above (its code in `data.code`); undefined for anything else.
+ */
+export function rpcErrorOf(error: unknown): RpcError | undefined {
+  if (error instanceof RpcError) return error;
+  if (!isTuttiError(error)) return undefined;
+  const data = { code: error.code };
+  const inBand = IN_BAND[error.code];
+  if (inBand !== undefined) return new RpcError(inBand, error.message, { data });
+  return new RpcError(REFUSAL[error.code] ?? RpcCode.ServerError, error.message, {
+    httpStatus: error.status,
+    data,
+  });
+}
+
+/** The tutti error of one of fastify's body errors (size, JSON, media type). */
+export function bodyErrorOf(
+  error: { code?: string; statusCode?: number },
+  bodyLimit: number,
+): TuttiError {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new TuttiError('TUTTI_ERR_SERVER_BODY_TOO_LARGE', { limit: bodyLimit });
+  }
+  if (error.statusCode === 415 || error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new TuttiError('TUTTI_ERR_SERVER_BAD_MEDIA_TYPE');
+  }
+  const reason =
+    error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+      ? 'the body is empty'
+      : 'the body is not valid JSON';
+  return new TuttiError('TUTTI_ERR_SERVER_BAD_BODY', { reason });
 }
 
 const CLOSE = Buffer.from('}', 'utf8');
@@ -48,18 +110,4 @@ export function errorResponse(id: RpcId | null | undefined, error: RpcError): st
   };
   if (error.data !== undefined) body.data = error.data;
   return JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: body });
-}
-
-/** The id of a JSON-RPC message body, when it has a valid one. */
-export function idOf(body: unknown): RpcId | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const id = (body as { id?: unknown }).id;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))
-    ? id
-    : undefined;
-}
-
-/** True for a plain (non-array) object. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,25 +1,26 @@
 /**
  * The MCP 2025-06-18 surface (what Codex, Claude Code and opencode speak): `initialize`
- * with version negotiation, `ping`, `tools/list`, `tools/call`, empty resources, and the
- * `initialized` / `cancelled` notifications. Stateless: nothing is kept between POSTs,
+ * with version negotiation, `ping`, `tools/list`, `tools/call` and empty resources
+ * (notifications are answered at the edge). Stateless: nothing is kept between POSTs,
  * and `tools.listChanged` is false because a POST-only surface cannot deliver it.
  */
-import { isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../util/objects.js';
 import {
   LEGACY_PROTOCOL_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
   RpcCode,
   SERVER_INFO,
 } from './constants.js';
-import { errorResponse, isPlainObject, type RpcId, RpcError, resultResponse } from './json-rpc.js';
-import {
-  ACCEPTED,
-  type Answer,
-  cancelFromNotification,
-  runToolCall,
-  type ServeContext,
-} from './serve-context.js';
-import { toolCallParams, toolsListResult } from './tool-call.js';
+import type { InboundRequest } from './inbound-message.js';
+import { RpcError } from './json-rpc.js';
+import type { RequestScope, SurfaceResult } from './surface.js';
+import type { Tools } from './tool-call.js';
+
+/** Serves one classified legacy request: its result JSON. */
+export type LegacySurface = (
+  request: InboundRequest,
+  scope: RequestScope,
+) => Promise<SurfaceResult>;
 
 /** The version an `initialize` asking for `requested` gets. */
 export function negotiateVersion(requested: unknown): string {
@@ -39,57 +40,24 @@ function initializeResult(params: unknown): string {
   });
 }
 
-async function resultOf(method: string, params: unknown, id: string | number, ctx: ServeContext) {
-  switch (method) {
-    case 'initialize':
-      return initializeResult(params);
-    case 'ping':
-      return '{}';
-    case 'tools/list':
-      return toolsListResult(ctx.registry, params, ctx.pageSize);
-    case 'tools/call': {
-      const { name, args } = toolCallParams(params);
-      return JSON.stringify(await runToolCall(ctx, id, name, args));
+/** The legacy surface of one server over its `tools`. */
+export function createLegacySurface(tools: Tools): LegacySurface {
+  return async ({ method, params }, scope) => {
+    switch (method) {
+      case 'initialize':
+        return initializeResult(params);
+      case 'ping':
+        return '{}';
+      case 'tools/list':
+        return tools.list(params);
+      case 'tools/call':
+        return JSON.stringify(await tools.call(params, scope.signal));
+      case 'resources/list':
+        return '{"resources":[]}';
+      case 'resources/templates/list':
+        return '{"resourceTemplates":[]}';
+      default:
+        throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method}`);
     }
-    case 'resources/list':
-      return '{"resources":[]}';
-    case 'resources/templates/list':
-      return '{"resourceTemplates":[]}';
-    default:
-      throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method}`);
-  }
-}
-
-/** Answers one legacy-era JSON-RPC message (a request or a notification). */
-export async function serveLegacy(message: unknown, ctx: ServeContext): Promise<Answer> {
-  if (isJSONRPCNotification(message)) {
-    if (message.method === 'notifications/cancelled') cancelFromNotification(ctx, message.params);
-    return ACCEPTED;
-  }
-  if (!isJSONRPCRequest(message)) {
-    const error = new RpcError(RpcCode.InvalidRequest, 'Bad Request: not a JSON-RPC request', {
-      httpStatus: 400,
-    });
-    return { status: 400, body: errorResponse(null, error) };
-  }
-  return answerLegacyRequest(message, ctx);
-}
-
-/** Answers one legacy-era request already known to be a valid JSON-RPC request. */
-export async function answerLegacyRequest(
-  message: { readonly id: RpcId; readonly method: string; readonly params?: unknown },
-  ctx: ServeContext,
-): Promise<Answer> {
-  try {
-    return {
-      status: 200,
-      body: resultResponse(
-        message.id,
-        await resultOf(message.method, message.params, message.id, ctx),
-      ),
-    };
-  } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
-    return { status: error.httpStatus, body: errorResponse(message.id, error) };
-  }
+  };
 }

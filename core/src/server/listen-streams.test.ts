@@ -127,6 +127,61 @@ describe('subscriptions/listen streams', () => {
     expect(await stream.next()).toBeUndefined();
   });
 
+  it('refuses one stream over the per-token limit with 429, and takes it once one closes', async () => {
+    server = await createConnectorServer({
+      registry: world.registry,
+      tokens: world.tokens,
+      keepAliveMs: 0,
+      maxListenStreamsPerToken: 2,
+    });
+    const raw = (token: string, id: number) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE },
+        }),
+      });
+    const first = await listen({ toolsListChanged: true }, 1);
+    const second = await listen({ toolsListChanged: true }, 2);
+    const third = await raw(world.token, 3);
+    expect(third.status).toBe(429);
+    expect(await third.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32000,
+        message:
+          'This agent session already holds 2 open subscriptions/listen streams on the connector server: close one before opening another (one per client is enough).',
+        data: { code: 'TUTTI_ERR_SERVER_TOO_MANY_STREAMS' },
+      },
+    });
+    // Another session's token has its own allowance.
+    const other = await raw(world.tokens.issue('ws-1', 'sess-2'), 4);
+    expect(other.status).toBe(200);
+    await other.body?.cancel();
+    // The streams that were open still serve.
+    await first.next();
+    world.registry.remove('notes', 1);
+    expect((await first.next())?.message?.method).toBe('notifications/tools/list_changed');
+    await second.cancel();
+    await vi.waitFor(async () => {
+      const again = await raw(world.token, 5);
+      await again.body?.cancel();
+      expect(again.status).toBe(200);
+    });
+    await first.cancel();
+  });
+
   it('stops listening to the registry when the client goes away', async () => {
     let listeners = 0;
     const counting: ConnectorMCPRegistryApi = {

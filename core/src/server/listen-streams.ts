@@ -2,7 +2,10 @@
  * `subscriptions/listen` streams (MCP 2026-07-28) over SSE: the acknowledgement first,
  * then `notifications/tools/list_changed` on each visible registry change, keep-alive
  * comments in between. A stream ends gracefully (the empty listen result, then EOF) when
- * its token is revoked or the server closes; the client closing it just unsubscribes.
+ * its token is revoked or the server closes; the client closing it just unsubscribes. One
+ * token holds at most `maxPerToken` streams at once; one more is refused before anything
+ * is written (TUTTI_ERR_SERVER_TOO_MANY_STREAMS), so a flooding client cannot pin the
+ * server's memory or its list_changed fan-out.
  */
 import type { ServerResponse } from 'node:http';
 import {
@@ -12,13 +15,17 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { TokenService, TokenSession } from '../auth/index.js';
+import { TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/types.js';
 import { SERVER_INFO } from './constants.js';
 import type { RpcId } from './json-rpc.js';
 
 /** The open listen streams of one server. */
 export interface ListenStreams {
-  /** Takes over `res` and serves a listen stream on it for `session`. */
+  /**
+   * Takes over `res` and serves a listen stream on it for `session`. Throws
+   * TUTTI_ERR_SERVER_TOO_MANY_STREAMS, touching nothing, when the token holds its limit.
+   */
   open(res: ServerResponse, id: RpcId, session: TokenSession, honored: SubscriptionFilter): void;
   /** Ends every stream gracefully. */
   closeAll(): void;
@@ -31,6 +38,8 @@ export interface ListenStreamsOptions {
   readonly registry: ConnectorMCPRegistryApi;
   readonly tokens: TokenService;
   readonly keepAliveMs: number;
+  /** Most streams one token may hold open at once. */
+  readonly maxPerToken: number;
   readonly logger: Logger;
 }
 
@@ -41,9 +50,16 @@ function frame(message: unknown): string {
 /** Creates the stream set of one server. */
 export function createListenStreams(options: ListenStreamsOptions): ListenStreams {
   const open = new Set<(graceful: boolean) => void>();
+  const perToken = new Map<string, number>();
 
   return {
     open(res, id, session, honored) {
+      const { tokenId } = session;
+      const held = perToken.get(tokenId) ?? 0;
+      if (held >= options.maxPerToken) {
+        throw new TuttiError('TUTTI_ERR_SERVER_TOO_MANY_STREAMS', { limit: options.maxPerToken });
+      }
+      perToken.set(tokenId, held + 1);
       const meta = { [SUBSCRIPTION_ID_META_KEY]: id };
       let ended = false;
       const cleanups: (() => void)[] = [];
@@ -51,6 +67,9 @@ export function createListenStreams(options: ListenStreamsOptions): ListenStream
         if (ended) return;
         ended = true;
         open.delete(end);
+        const left = (perToken.get(tokenId) ?? 1) - 1;
+        if (left > 0) perToken.set(tokenId, left);
+        else perToken.delete(tokenId);
         for (const cleanup of cleanups) cleanup();
         if (graceful && !res.writableEnded) {
           const result = {

@@ -1,5 +1,7 @@
 /**
- * SEP-2243 `Mcp-Name` / `Mcp-Param-*` header checks of the 2026-07-28 surface.
+ * SEP-2243 header checks of the 2026-07-28 surface: the standard headers are present,
+ * `Mcp-Name` names the called tool, and each `Mcp-Param-*` a tool declares matches its
+ * argument.
  *
  * The SDK implements these rules only inside `createMcpHandler` for tools registered
  * through `McpServer` (which also re-validates arguments) and does not export them; an
@@ -9,7 +11,10 @@
  * in `arguments` needs its header, values may use the `=?base64?...?=` form, and integer
  * or number values compare numerically.
  */
+import type { ToolsSnapshot } from '../registry/types.js';
+import { isPlainObject } from '../util/objects.js';
 import { RpcCode } from './constants.js';
+import type { InboundRequest } from './inbound-message.js';
 import { RpcError } from './json-rpc.js';
 
 /** One `x-mcp-header` declaration in a tool's `inputSchema`. */
@@ -130,4 +135,78 @@ export function checkMcpParamHeaders(
     }
   }
   return undefined;
+}
+
+/** A request header, case-insensitively; undefined when absent. */
+export type HeaderOf = (name: string) => string | undefined;
+
+/** The header checks of one server, remembering each snapshot's declarations. */
+export type McpHeaderChecks = (
+  request: InboundRequest,
+  snapshot: ToolsSnapshot,
+  header: HeaderOf,
+) => RpcError | undefined;
+
+/** The presence checks of the standard headers, and `Mcp-Name` against the body. */
+function checkStandardHeaders(
+  method: string,
+  name: unknown,
+  header: HeaderOf,
+): RpcError | undefined {
+  if (header('mcp-protocol-version') === undefined) {
+    return headerMismatch('(missing)', 'the required MCP-Protocol-Version header is absent');
+  }
+  if (header('mcp-method') === undefined) {
+    return headerMismatch(
+      '(missing)',
+      `the body names method ${method} but the required Mcp-Method header is absent`,
+    );
+  }
+  if (method !== 'tools/call' || typeof name !== 'string') return undefined;
+  const value = header('mcp-name');
+  if (value === undefined) {
+    return headerMismatch(
+      '(missing)',
+      `the body carries params.name="${name}" but the required Mcp-Name header is absent`,
+    );
+  }
+  const decoded = decodeHeaderValue(value.trim());
+  if (decoded === undefined) {
+    return headerMismatch(value, 'the Mcp-Name header carries an invalid Base64 sentinel value');
+  }
+  if (decoded !== name) {
+    return headerMismatch(
+      value,
+      `the body carries params.name="${name}" but the Mcp-Name header names "${decoded}"`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Every SEP-2243 check of one modern request, with the `x-mcp-header` declarations of the
+ * tools scanned once per snapshot (kept per server, a WeakMap: they go with the snapshot).
+ */
+export function createMcpHeaderChecks(): McpHeaderChecks {
+  const bySnapshot = new WeakMap<ToolsSnapshot, Map<string, McpHeaderDeclaration[]>>();
+  const declarationsOf = (snapshot: ToolsSnapshot, name: string) => {
+    let byName = bySnapshot.get(snapshot);
+    if (!byName) {
+      byName = new Map();
+      for (const tool of snapshot.tools) {
+        const found = scanMcpHeaderDeclarations(tool.inputSchema);
+        if (found.length > 0) byName.set(tool.name, found);
+      }
+      bySnapshot.set(snapshot, byName);
+    }
+    return byName.get(name);
+  };
+  return (request, snapshot, header) => {
+    const params = isPlainObject(request.params) ? request.params : undefined;
+    const name = params?.name;
+    const mismatch = checkStandardHeaders(request.method, name, header);
+    if (mismatch || request.method !== 'tools/call' || typeof name !== 'string') return mismatch;
+    const declarations = declarationsOf(snapshot, name);
+    return declarations && checkMcpParamHeaders(declarations, params?.arguments, header);
+  };
 }

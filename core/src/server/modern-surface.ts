@@ -4,91 +4,29 @@
  * Serves `server/discover`, `tools/list`, `tools/call`, `subscriptions/listen` and empty
  * `prompts/list`, `resources/list`, `resources/templates/list`. Every result carries
  * `resultType`; cacheable ones carry `ttlMs` / `cacheScope`; all carry the server info.
- * Era classification and envelope checks come from the SDK (`classifyInboundRequest`).
+ * The request arrives classified (inbound-message.ts); its headers are checked here.
  */
 import { SubscriptionFilterSchema } from '@modelcontextprotocol/core';
-import type { InboundModernRoute, SubscriptionFilter } from '@modelcontextprotocol/server';
-import type { ToolsSnapshot } from '../registry/types.js';
+import type { SubscriptionFilter } from '@modelcontextprotocol/server';
+import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import { isPlainObject } from '../util/objects.js';
 import { CALL_RESULT_SERVER_INFO as SERVER_INFO_META, callResultJson } from './call-result-json.js';
 import { CACHE_HINT, MODERN_PROTOCOL_VERSION, RpcCode } from './constants.js';
-import { errorResponse, isPlainObject, RpcError, resultResponse } from './json-rpc.js';
-import {
-  checkMcpParamHeaders,
-  decodeHeaderValue,
-  headerMismatch,
-  type McpHeaderDeclaration,
-  scanMcpHeaderDeclarations,
-} from './mcp-param-headers.js';
-import {
-  ACCEPTED,
-  type Answer,
-  cancelFromNotification,
-  runToolCall,
-  type ServeContext,
-} from './serve-context.js';
-import { toolCallParams, toolsListResult } from './tool-call.js';
+import type { InboundRequest } from './inbound-message.js';
+import { RpcError } from './json-rpc.js';
+import { createMcpHeaderChecks, type HeaderOf } from './mcp-param-headers.js';
+import type { RequestScope, SurfaceResult } from './surface.js';
+import type { Tools } from './tool-call.js';
 
 /** A modern request that opens a `subscriptions/listen` stream. */
 export interface ListenStart {
-  readonly listen: { readonly id: string | number; readonly honored: SubscriptionFilter };
+  readonly listen: SubscriptionFilter;
 }
 
 /** Members every cacheable modern result ends with. */
 const CACHEABLE_TAIL = `,"resultType":"complete","ttlMs":${CACHE_HINT.ttlMs},"cacheScope":"${CACHE_HINT.cacheScope}",${SERVER_INFO_META}`;
 
 const DISCOVER_RESULT = `{"supportedVersions":${JSON.stringify([MODERN_PROTOCOL_VERSION])},"capabilities":{"tools":{"listChanged":true}}${CACHEABLE_TAIL}}`;
-
-const declarationsBySnapshot = new WeakMap<ToolsSnapshot, Map<string, McpHeaderDeclaration[]>>();
-
-/** The `x-mcp-header` declarations of `name` in the current snapshot, scanned once per snapshot. */
-function declarationsOf(ctx: ServeContext, name: string): readonly McpHeaderDeclaration[] {
-  const snapshot = ctx.registry.snapshot();
-  let byName = declarationsBySnapshot.get(snapshot);
-  if (!byName) {
-    byName = new Map();
-    for (const tool of snapshot.tools) {
-      const found = scanMcpHeaderDeclarations(tool.inputSchema);
-      if (found.length > 0) byName.set(tool.name, found);
-    }
-    declarationsBySnapshot.set(snapshot, byName);
-  }
-  return byName.get(name) ?? [];
-}
-
-/** SEP-2243 presence checks of the standard headers, and `Mcp-Name` against the body. */
-function checkStandardHeaders(route: InboundModernRoute, ctx: ServeContext): RpcError | undefined {
-  const method = route.message.method;
-  if (ctx.header('mcp-protocol-version') === undefined) {
-    return headerMismatch('(missing)', 'the required MCP-Protocol-Version header is absent');
-  }
-  if (ctx.header('mcp-method') === undefined) {
-    return headerMismatch(
-      '(missing)',
-      `the body names method ${method} but the required Mcp-Method header is absent`,
-    );
-  }
-  if (method !== 'tools/call') return undefined;
-  const name = isPlainObject(route.message.params) ? route.message.params.name : undefined;
-  if (typeof name !== 'string') return undefined;
-  const header = ctx.header('mcp-name');
-  if (header === undefined) {
-    return headerMismatch(
-      '(missing)',
-      `the body carries params.name="${name}" but the required Mcp-Name header is absent`,
-    );
-  }
-  const decoded = decodeHeaderValue(header.trim());
-  if (decoded === undefined) {
-    return headerMismatch(header, 'the Mcp-Name header carries an invalid Base64 sentinel value');
-  }
-  if (decoded !== name) {
-    return headerMismatch(
-      header,
-      `the body carries params.name="${name}" but the Mcp-Name header names "${decoded}"`,
-    );
-  }
-  return undefined;
-}
 
 function listenFilter(params: unknown): SubscriptionFilter {
   const parsed = SubscriptionFilterSchema.safeParse(
@@ -104,69 +42,46 @@ function listenFilter(params: unknown): SubscriptionFilter {
   return parsed.data.toolsListChanged === true ? { toolsListChanged: true } : {};
 }
 
-async function resultOf(
-  route: Extract<InboundModernRoute, { messageKind: 'request' }>,
-  ctx: ServeContext,
-) {
-  const { method, params, id } = route.message;
-  switch (method) {
-    case 'server/discover':
-      return DISCOVER_RESULT;
-    case 'tools/list':
-      return toolsListResult(ctx.registry, params, ctx.pageSize, CACHEABLE_TAIL);
-    case 'tools/call': {
-      const { name, args } = toolCallParams(params);
-      const mismatch = checkMcpParamHeaders(declarationsOf(ctx, name), args, (h) => ctx.header(h));
-      if (mismatch) throw mismatch;
-      return callResultJson(await runToolCall(ctx, id, name, args));
-    }
-    case 'prompts/list':
-      return `{"prompts":[]${CACHEABLE_TAIL}}`;
-    case 'resources/list':
-      return `{"resources":[]${CACHEABLE_TAIL}}`;
-    case 'resources/templates/list':
-      return `{"resourceTemplates":[]${CACHEABLE_TAIL}}`;
-    default:
-      // The SDK answers methods outside the revision's registry with 404 (ladder rung 5).
-      throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method}`, {
-        httpStatus: 404,
-      });
-  }
-}
+/** Serves one classified modern request: its result JSON, or the listen stream to open. */
+export type ModernSurface = (
+  request: InboundRequest,
+  scope: RequestScope,
+) => Promise<SurfaceResult | ListenStart>;
 
-/** Answers one modern-era message, or tells the caller to open a listen stream. */
-export async function serveModern(
-  route: InboundModernRoute,
-  ctx: ServeContext,
-): Promise<Answer | ListenStart> {
-  const revision = route.classification.revision;
-  if (revision !== undefined && revision !== MODERN_PROTOCOL_VERSION) {
-    const error = new RpcError(
-      RpcCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${revision}`,
-      {
-        httpStatus: 400,
-        data: { supported: [MODERN_PROTOCOL_VERSION], requested: revision },
-      },
-    );
-    const id = route.messageKind === 'request' ? route.message.id : null;
-    return { status: 400, body: errorResponse(id, error) };
-  }
-  if (route.messageKind === 'notification') {
-    if (route.message.method === 'notifications/cancelled')
-      cancelFromNotification(ctx, route.message.params);
-    return ACCEPTED;
-  }
-  const { id } = route.message;
-  try {
-    const mismatch = checkStandardHeaders(route, ctx);
+/** The modern surface of one server over `registry` and its `tools`. */
+export function createModernSurface(
+  registry: ConnectorMCPRegistryApi,
+  tools: Tools,
+): ModernSurface {
+  const checkHeaders = createMcpHeaderChecks();
+  return async (request, scope) => {
+    const header: HeaderOf = (name) => {
+      const value = scope.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    const mismatch = checkHeaders(request, registry.snapshot(), header);
     if (mismatch) throw mismatch;
-    if (route.message.method === 'subscriptions/listen') {
-      return { listen: { id, honored: listenFilter(route.message.params) } };
+    const { method, params } = request;
+    switch (method) {
+      case 'server/discover':
+        return DISCOVER_RESULT;
+      case 'tools/list':
+        return tools.list(params, CACHEABLE_TAIL);
+      case 'tools/call':
+        return callResultJson(await tools.call(params, scope.signal));
+      case 'subscriptions/listen':
+        return { listen: listenFilter(params) };
+      case 'prompts/list':
+        return `{"prompts":[]${CACHEABLE_TAIL}}`;
+      case 'resources/list':
+        return `{"resources":[]${CACHEABLE_TAIL}}`;
+      case 'resources/templates/list':
+        return `{"resourceTemplates":[]${CACHEABLE_TAIL}}`;
+      default:
+        // The SDK answers methods outside the revision's registry with 404 (ladder rung 5).
+        throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method}`, {
+          httpStatus: 404,
+        });
     }
-    return { status: 200, body: resultResponse(id, await resultOf(route, ctx)) };
-  } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
-    return { status: error.httpStatus, body: errorResponse(id, error) };
-  }
+  };
 }

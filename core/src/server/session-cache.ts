@@ -3,13 +3,20 @@
  * live session's requests skip the sha256 of the token. Only headers the token service
  * verified are ever cached; an unknown or revoked token misses and goes through
  * `TokenService.verify` (the constant-time path) every time. Revocation drops the entry at
- * once. The cached header values stay in this process's memory only, like the tokens.
+ * once. The cached header values stay in this process's memory only, like the tokens. The
+ * bearer header parse lives here too, with its one user on the call path.
  */
 import type { TokenService, TokenSession } from '../auth/index.js';
-import { bearerTokenOf } from './guards.js';
 
 /** Most header values kept; the oldest one is dropped beyond that. */
 export const SESSION_CACHE_SIZE = 256;
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerTokenOf(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+  return match ? match[1] : undefined;
+}
 
 /** Authenticates `Authorization` header values, remembering the verified ones. */
 export interface SessionCache {

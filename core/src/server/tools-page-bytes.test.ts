@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
 import { createFakeUpstream, text } from './test-support/fake-upstream.js';
-import { toolsPageBytes } from './tools-page-bytes.js';
+import { createToolsPageBytes } from './tools-page-bytes.js';
 
 function registryWith(count: number) {
   const registry = createConnectorMCPRegistry();
@@ -16,6 +16,8 @@ function registryWith(count: number) {
 }
 
 describe('toolsPageBytes', () => {
+  const toolsPageBytes = createToolsPageBytes();
+
   it("serves the whole list as the snapshot's own prepared bytes", () => {
     const { registry } = registryWith(3);
     const snapshot = registry.snapshot();

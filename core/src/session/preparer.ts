@@ -11,6 +11,7 @@ import {
   preparedRuntimeSchema,
 } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
+import { deepFreeze } from '../util/objects.js';
 import { assertBindings, type PrepareContext, type SessionHooks } from './hooks.js';
 import type {
   AgentProbe,
@@ -131,13 +132,4 @@ export class DefaultPreparer {
 export function prependPath(dir: string, path: string | undefined): string {
   const rest = (path ?? '').split(delimiter).filter((entry) => entry !== '' && entry !== dir);
   return [dir, ...rest].join(delimiter);
-}
-
-/** Freezes `value` and everything reachable from it. */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }

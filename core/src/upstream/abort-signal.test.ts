@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallCancellation } from '../server/call-signal.js';
+import { CallCancellation } from '../server/in-flight-calls.js';
 import { abortSignalOf } from './abort-signal.js';
 
 describe('abortSignalOf', () => {

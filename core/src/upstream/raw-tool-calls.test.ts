@@ -1,10 +1,6 @@
-import {
-  type JSONRPCMessage,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-} from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isTuttiError, type TuttiError } from '../errors/index.js';
 import { createRawToolCalls, type RawToolCalls } from './raw-tool-calls.js';
 
 type Sent = JSONRPCMessage & { id?: string; method?: string; params?: Record<string, unknown> };
@@ -16,6 +12,7 @@ afterEach(() => calls?.closeAll(new Error('test over')));
 function setup(timeoutMs = 600_000) {
   const sent: Sent[] = [];
   calls = createRawToolCalls({
+    target: 'node',
     send: async (message) => {
       sent.push(message as Sent);
     },
@@ -75,23 +72,24 @@ describe('createRawToolCalls', () => {
     expect(await noContent).toEqual({ content: [], structuredContent: { a: 1 } });
   });
 
-  it('rejects a result that is not a tool result with the SDK InvalidResult error', async () => {
+  it('rejects a result that is not a tool result with TUTTI_ERR_UPSTREAM_INVALID_RESULT', async () => {
     const { raw, answer } = setup();
     const pending = raw.call('t', {});
     answer({ result: { content: [{ type: 'nonsense' }] } });
     const error = await pending.catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(SdkError);
-    expect((error as SdkError).code).toBe(SdkErrorCode.InvalidResult);
-    expect((error as Error).message).toMatch(/^Invalid result for tools\/call: /);
+    expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_INVALID_RESULT')).toBe(true);
+    expect((error as Error).message).toMatch(
+      /^Upstream MCP server "node" answered the call of tool "t" with something that is not an MCP tool result \(/,
+    );
   });
 
-  it('rejects a JSON-RPC error answer with the SDK ProtocolError of that code', async () => {
+  it('rejects a JSON-RPC error answer with TUTTI_ERR_UPSTREAM_CALL_REJECTED carrying that code', async () => {
     const { raw, answer } = setup();
     const pending = raw.call('t', {});
     answer({ error: { code: -32602, message: 'Unknown tool: t' } });
     const error = await pending.catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).code).toBe(-32602);
+    expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_CALL_REJECTED')).toBe(true);
+    expect((error as TuttiError).details.rpcCode).toBe(-32602);
     expect((error as Error).message).toContain('Unknown tool: t');
   });
 
@@ -102,7 +100,7 @@ describe('createRawToolCalls', () => {
     const id = sent[0]!.id;
     controller.abort('user stop');
     const error = await pending.catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(SdkError);
+    expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_CANCELLED')).toBe(true);
     expect(sent[1]).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
@@ -116,15 +114,14 @@ describe('createRawToolCalls', () => {
   it('rejects at once, sending nothing, when the signal is already aborted', async () => {
     const { raw, sent } = setup();
     const error = await raw.call('t', {}, AbortSignal.abort('gone')).catch((caught) => caught);
-    expect(error).toBeInstanceOf(SdkError);
+    expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_CANCELLED')).toBe(true);
     expect(sent).toEqual([]);
   });
 
   it('times a call out from the shared sweep and cancels it upstream', async () => {
     const { raw, sent } = setup(40);
     const error = await raw.call('slow', {}).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(SdkError);
-    expect((error as SdkError).code).toBe(SdkErrorCode.RequestTimeout);
+    expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_CALL_TIMEOUT')).toBe(true);
     expect(sent[1]).toMatchObject({
       method: 'notifications/cancelled',
       params: { requestId: sent[0]!.id },
@@ -156,7 +153,11 @@ describe('createRawToolCalls', () => {
 
   it('rejects a call whose request could not be sent', async () => {
     const failure = new SdkError(SdkErrorCode.NotConnected, 'Not connected');
-    calls = createRawToolCalls({ send: () => Promise.reject(failure), timeoutMs: 1000 });
+    calls = createRawToolCalls({
+      target: 'node',
+      send: () => Promise.reject(failure),
+      timeoutMs: 1000,
+    });
     expect(await calls.call('t', {}).catch((caught: unknown) => caught)).toBe(failure);
     expect(calls.size).toBe(0);
   });

@@ -5,28 +5,29 @@
  *
  * Why: the SDK's `Client.callTool` parses every incoming line and every result with zod,
  * and arms a timer and AbortSignal listeners per request; on the connector's hot path that
- * was most of the upstream leg's cost. The outcome is the SDK's, message for message: a
- * result that is plainly an MCP tool result is returned as is (it is what the SDK's schema
- * would return); anything else goes through the SDK's own `CallToolResultSchema` (defaults,
- * stripped keys, InvalidResult); a JSON-RPC error becomes the SDK's `ProtocolError`; a
- * timeout the SDK's `RequestTimeout` error; a closed connection `ConnectionClosed`.
+ * was most of the upstream leg's cost. The result is the SDK's: one that is plainly an MCP
+ * tool result is returned as is (it is what the SDK's schema would return); anything else
+ * goes through the SDK's own `CallToolResultSchema` (defaults, stripped keys). Failures are
+ * tutti errors: a JSON-RPC error answer TUTTI_ERR_UPSTREAM_CALL_REJECTED, a result the
+ * schema refuses _INVALID_RESULT, a timeout _CALL_TIMEOUT, an abort _CANCELLED.
  */
-import {
-  type JSONRPCMessage,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-} from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import type { CallSignal, UpstreamCallResult } from '../contracts/index.js';
+import { TuttiError } from '../errors/index.js';
+import { isPlainObject } from '../util/objects.js';
 
 /** Prefix of this module's request ids; the SDK's own ids are numbers, so they never meet. */
 const ID_PREFIX = 'tutti-';
 /** Longest sweep period; shorter when the timeout is short, so it fires within ~10%. */
 const MAX_SWEEP_MS = 1000;
 const MIN_SWEEP_MS = 5;
+/** Longest schema complaint carried into an error message. */
+const PROBLEM_LIMIT = 300;
 
 interface Pending {
+  /** The upstream tool name, for errors. */
+  readonly tool: string;
   readonly resolve: (result: UpstreamCallResult) => void;
   readonly reject: (error: Error) => void;
   /** Sweep tick at which the call times out. */
@@ -37,7 +38,7 @@ interface Pending {
 export interface RawToolCalls {
   /** Consumes an answer to one of its own requests (late ones too); false for anything else. */
   intercept(message: unknown): boolean;
-  /** Sends `tools/call` with `args` unchanged; settles like the SDK's `callTool`. */
+  /** Sends `tools/call` with `args` unchanged; rejects with a TuttiError, or as `send` did. */
   call(
     name: string,
     args: Record<string, unknown> | undefined,
@@ -51,6 +52,8 @@ export interface RawToolCalls {
 
 /** Options of {@link createRawToolCalls}. */
 export interface RawToolCallsOptions {
+  /** Name of the upstream in errors (command basename or URL origin, never a secret). */
+  target: string;
   /** Sends one message on the upstream transport. */
   send(message: JSONRPCMessage): Promise<void>;
   /** Timeout of one call in ms. */
@@ -61,8 +64,8 @@ export interface RawToolCallsOptions {
 
 /** True for a result the SDK's `CallToolResultSchema` would return unchanged. */
 function isPlainToolResult(result: unknown): result is UpstreamCallResult {
-  if (result === null || typeof result !== 'object' || Array.isArray(result)) return false;
-  const { content, isError } = result as Record<string, unknown>;
+  if (!isPlainObject(result)) return false;
+  const { content, isError } = result;
   if (!Array.isArray(content) || '_meta' in result || 'resultType' in result) return false;
   if (isError !== undefined && typeof isError !== 'boolean') return false;
   for (const block of content) {
@@ -75,26 +78,19 @@ function isPlainToolResult(result: unknown): result is UpstreamCallResult {
   return true;
 }
 
-/** The result the SDK's legacy codec and `CallToolResultSchema` make of `raw`. */
-function decodeResult(raw: unknown): UpstreamCallResult {
+/**
+ * The result the SDK's legacy codec and `CallToolResultSchema` make of `raw`, or the
+ * schema's complaint about it as text.
+ */
+function decodeResult(raw: unknown): UpstreamCallResult | string {
   if (isPlainToolResult(raw)) return raw;
   let value = raw;
-  if (
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    'resultType' in value
-  ) {
-    const { resultType: _, ...rest } = value as Record<string, unknown>;
+  if (isPlainObject(value) && 'resultType' in value) {
+    const { resultType: _, ...rest } = value;
     value = rest;
   }
   const parsed = CallToolResultSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new SdkError(
-      SdkErrorCode.InvalidResult,
-      `Invalid result for tools/call: ${parsed.error.message}`,
-    );
-  }
+  if (!parsed.success) return parsed.error.message.replace(/\s+/g, ' ').slice(0, PROBLEM_LIMIT);
   return parsed.data as UpstreamCallResult;
 }
 
@@ -103,6 +99,7 @@ function decodeResult(raw: unknown): UpstreamCallResult {
  * message through `intercept` before anything else sees it.
  */
 export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
+  const { target } = options;
   const pending = new Map<string, Pending>();
   const sweepMs = Math.min(MAX_SWEEP_MS, Math.max(MIN_SWEEP_MS, Math.ceil(options.timeoutMs / 10)));
   const ticksToTimeout = Math.ceil(options.timeoutMs / sweepMs);
@@ -121,6 +118,8 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
         options.onError?.(new Error(`Failed to send cancellation: ${error}`)),
       );
   };
+  const cancelled = (tool: string) =>
+    new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool });
 
   // One interval for all calls; it stops itself once nothing is pending.
   const sweep = () => {
@@ -133,10 +132,12 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
     for (const [id, call] of pending) {
       if (call.expiresAt > tick) continue;
       pending.delete(id);
-      cancelUpstream(id, 'SdkError: Request timed out');
+      cancelUpstream(id, 'timed out');
       call.reject(
-        new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', {
-          timeout: options.timeoutMs,
+        new TuttiError('TUTTI_ERR_UPSTREAM_CALL_TIMEOUT', {
+          target,
+          tool: call.tool,
+          timeoutMs: options.timeoutMs,
         }),
       );
     }
@@ -152,35 +153,32 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
       pending.delete(id);
       const { result, error } = message as { result?: unknown; error?: unknown };
       if (error !== undefined) {
-        const {
-          code,
-          message: text,
-          data,
-        } = (error ?? {}) as {
-          code?: unknown;
-          message?: unknown;
-          data?: unknown;
-        };
-        call.reject(ProtocolError.fromError(Number(code), String(text), data));
+        const { code, message: text } = isPlainObject(error) ? error : {};
+        call.reject(
+          new TuttiError('TUTTI_ERR_UPSTREAM_CALL_REJECTED', {
+            target,
+            tool: call.tool,
+            rpcCode: Number(code),
+            reason: String(text),
+          }),
+        );
         return true;
       }
-      try {
-        call.resolve(decodeResult(result));
-      } catch (failure) {
-        call.reject(failure as Error);
-      }
+      const decoded = decodeResult(result);
+      if (typeof decoded === 'string') {
+        call.reject(
+          new TuttiError('TUTTI_ERR_UPSTREAM_INVALID_RESULT', {
+            target,
+            tool: call.tool,
+            reason: decoded,
+          }),
+        );
+      } else call.resolve(decoded);
       return true;
     },
 
     call(name, args, signal) {
-      if (signal?.aborted) {
-        const reason = signal.reason;
-        return Promise.reject(
-          reason instanceof SdkError
-            ? reason
-            : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
-        );
-      }
+      if (signal?.aborted) return Promise.reject(cancelled(name));
       nextId += 1;
       const id = `${ID_PREFIX}${nextId}`;
       const params = args === undefined ? { name } : { name, arguments: args };
@@ -190,6 +188,7 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
           if (onAbort) signal?.removeEventListener('abort', onAbort);
         };
         pending.set(id, {
+          tool: name,
           resolve: (result) => {
             settle();
             resolve(result);
@@ -201,15 +200,11 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
           expiresAt: tick + ticksToTimeout + 1,
         });
         if (signal) {
+          // The one abort race of a call: the caller's signal against the upstream's answer.
           onAbort = () => {
             if (!pending.delete(id)) return;
             cancelUpstream(id, String(signal.reason));
-            const reason = signal.reason;
-            reject(
-              reason instanceof SdkError
-                ? reason
-                : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
-            );
+            reject(cancelled(name));
           };
           signal.addEventListener('abort', onAbort, { once: true });
         }

@@ -2,16 +2,18 @@
  * The part both upstream kinds share: connect with a bounded start time, the first full
  * tools/list, list_changed -> coalesced re-list, calls that never hang on a dead
  * upstream, and close. Where the transport lets it see incoming lines first (stdio),
- * `tools/call` skips the SDK client (see raw-tool-calls.ts).
+ * `tools/call` skips the SDK client (see raw-tool-calls.ts). Every call failure leaves as a
+ * TuttiError: the SDK's own errors are converted here, once.
  */
 import {
   Client,
   type ClientOptions,
+  ProtocolError,
   SdkError,
   SdkErrorCode,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { UpstreamCallResult, UpstreamTool } from '../contracts/index.js';
+import type { CallSignal, UpstreamCallResult, UpstreamTool } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { abortSignalOf } from './abort-signal.js';
 import { createCoalescingRunner } from './coalescing-runner.js';
@@ -91,12 +93,22 @@ export async function connectUpstream(
   });
   client.onerror = (error) => logger?.debug({ target, err: error.message }, 'upstream error');
   client.onclose = () => {
-    raw?.closeAll(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
-    if (closing || ended) return;
+    if (closing || ended) {
+      raw?.closeAll(gone());
+      return;
+    }
     ended = setup.exitInfo() ?? { reason: 'connection closed' };
+    raw?.closeAll(gone());
     logger?.warn({ target, reason: ended.reason }, 'upstream ended');
     if (ready) options.onExit?.(ended);
   };
+
+  /** Why a call cannot be answered: the upstream ended, or was closed. */
+  function gone(): TuttiError {
+    return ended
+      ? new TuttiError('TUTTI_ERR_UPSTREAM_EXITED', { target, reason: ended.reason })
+      : new TuttiError('TUTTI_ERR_UPSTREAM_CLOSED', { target });
+  }
 
   /** Marks the upstream as gone (once), tells the owner, and drops the client. */
   const fail = (info: UpstreamExitInfo) => {
@@ -136,6 +148,7 @@ export async function connectUpstream(
   timedOut.catch(() => {});
   if (setup.intercept) {
     raw = createRawToolCalls({
+      target,
       send: (message) => transport.send(message),
       timeoutMs: callTimeoutMs,
       onError: (error) => client.onerror?.(error),
@@ -151,10 +164,38 @@ export async function connectUpstream(
     'upstream ready',
   );
 
-  const gone = (): TuttiError =>
-    ended
-      ? new TuttiError('TUTTI_ERR_UPSTREAM_EXITED', { target, reason: ended.reason })
-      : new TuttiError('TUTTI_ERR_UPSTREAM_CLOSED', { target });
+  /** The one conversion of a failed call (the SDK's errors, a failed send) to a TuttiError. */
+  function callError(error: unknown, tool: string, signal: CallSignal | undefined): TuttiError {
+    if (signal?.aborted) {
+      return new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool }, { cause: error });
+    }
+    if (isConnectionClosed(error) || closing || ended) return gone();
+    if (setup.isHardFailure?.(error)) {
+      fail({ reason: (error as Error).message });
+      return gone();
+    }
+    const cause = { cause: error };
+    if (error instanceof ProtocolError) {
+      const reason = error.message;
+      return new TuttiError(
+        'TUTTI_ERR_UPSTREAM_CALL_REJECTED',
+        { target, tool, rpcCode: error.code, reason },
+        cause,
+      );
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      return new TuttiError(
+        'TUTTI_ERR_UPSTREAM_CALL_TIMEOUT',
+        { target, tool, timeoutMs: callTimeoutMs },
+        cause,
+      );
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+      return new TuttiError('TUTTI_ERR_UPSTREAM_INVALID_RESULT', { target, tool, reason }, cause);
+    }
+    return new TuttiError('TUTTI_ERR_UPSTREAM_CALL_FAILED', { target, tool, reason }, cause);
+  }
 
   return {
     target,
@@ -179,35 +220,27 @@ export async function connectUpstream(
     async callTool(name, args, callOptions) {
       const signal = callOptions?.signal;
       if (closing || ended) throw gone();
-      if (signal?.aborted)
+      if (signal?.aborted) {
         throw new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool: name });
+      }
+      if (raw) {
+        // The raw path rejects with tutti errors already, except a failed send.
+        return raw.call(name, args, signal).catch((error: unknown) => {
+          throw isTuttiError(error) ? error : callError(error, name, signal);
+        });
+      }
+      const params = args === undefined ? { name } : { name, arguments: args };
+      const sdkSignal = abortSignalOf(signal);
       try {
-        if (raw) return await raw.call(name, args, signal);
-        const params = args === undefined ? { name } : { name, arguments: args };
-        const sdkSignal = abortSignalOf(signal);
-        try {
-          const result = await client.callTool(params, {
-            signal: sdkSignal.signal,
-            timeout: callTimeoutMs,
-          });
-          return result as unknown as UpstreamCallResult;
-        } finally {
-          sdkSignal.release();
-        }
+        const result = await client.callTool(params, {
+          signal: sdkSignal.signal,
+          timeout: callTimeoutMs,
+        });
+        return result as unknown as UpstreamCallResult;
       } catch (error) {
-        if (signal?.aborted) {
-          throw new TuttiError(
-            'TUTTI_ERR_UPSTREAM_CANCELLED',
-            { target, tool: name },
-            { cause: error },
-          );
-        }
-        if (isConnectionClosed(error) || closing || ended) throw gone();
-        if (setup.isHardFailure?.(error)) {
-          fail({ reason: (error as Error).message });
-          throw gone();
-        }
-        throw error;
+        throw callError(error, name, signal);
+      } finally {
+        sdkSignal.release();
       }
     },
     async close() {

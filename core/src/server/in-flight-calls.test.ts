@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallCancellation } from './call-signal.js';
+import { CallCancellation } from './in-flight-calls.js';
 
 describe('CallCancellation', () => {
   it('runs each listener once, in the order added, with the first reason', () => {

@@ -1,13 +1,121 @@
-import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, isJSONRPCRequest } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isPlainModernRequest } from './plain-modern-request.js';
+import {
+  createEnvelopeVerdicts,
+  isPlainLegacyRequest,
+  isPlainModernRequest,
+  isPlainRequest,
+} from './inbound-message.js';
 import { ENVELOPE } from './test-support/fixtures.js';
+
+const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'gh_search' } };
+
+describe('isPlainRequest', () => {
+  it('takes a strict JSON-RPC request with or without params', () => {
+    expect(isPlainRequest(call)).toBe(true);
+    expect(isPlainRequest({ jsonrpc: '2.0', id: 'a', method: 'ping' })).toBe(true);
+  });
+
+  it.each([
+    ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+    ['a response', { jsonrpc: '2.0', id: 1, result: {} }],
+    ['a batch', [call]],
+    ['a wrong version', { ...call, jsonrpc: '1.0' }],
+    ['a fractional id', { ...call, id: 1.5 }],
+    ['a null id', { ...call, id: null }],
+    ['an unsafe integer id', { ...call, id: 2 ** 60 }],
+    ['a non-string method', { ...call, method: 3 }],
+    ['array params', { ...call, params: [] }],
+    ['null params', { ...call, params: null }],
+    ['an extra member', { ...call, extra: true }],
+    ['any _meta', { ...call, params: { name: 'x', _meta: {} } }],
+    ['a 2026 envelope', { ...call, params: { name: 'x', _meta: ENVELOPE } }],
+  ])('leaves %s to the SDK', (_what, body) => {
+    expect(isPlainRequest(body)).toBe(false);
+  });
+});
+
+describe('isPlainLegacyRequest', () => {
+  it('takes a plain request with no or a 2025-era protocol header only', () => {
+    expect(isPlainLegacyRequest(call, undefined)).toBe(true);
+    expect(isPlainLegacyRequest(call, '2025-06-18')).toBe(true);
+    expect(isPlainLegacyRequest(call, '2026-07-28')).toBe(false);
+    expect(isPlainLegacyRequest(call, ' 2025-06-18')).toBe(false);
+    expect(isPlainLegacyRequest(call, 'garbage')).toBe(false);
+  });
+
+  it('takes only bodies the SDK also routes to the legacy surface as valid requests', () => {
+    const id = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.constant(null));
+    const meta = fc.oneof(fc.constant(ENVELOPE), fc.dictionary(fc.string(), fc.jsonValue()));
+    const params = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.array(fc.jsonValue(), { maxLength: 2 }),
+      fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+      fc.record({ name: fc.string(), _meta: meta }),
+    );
+    const body = fc.oneof(
+      fc.record(
+        {
+          jsonrpc: fc.oneof(fc.constant('2.0'), fc.string()),
+          id,
+          method: fc.oneof(fc.constantFrom('initialize', 'tools/call', 'ping'), fc.string()),
+          params,
+          extra: fc.jsonValue(),
+        },
+        { requiredKeys: ['jsonrpc'] },
+      ),
+      fc.jsonValue(),
+    );
+    const header = fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom('2025-06-18', '2025-03-26', '2024-11-05', '2026-07-28', '2025-11-25'),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(body, header, (message, protocolVersionHeader) => {
+        const plain = JSON.parse(JSON.stringify(message) ?? 'null');
+        if (!isPlainLegacyRequest(plain, protocolVersionHeader)) return;
+        expect(isJSONRPCRequest(plain)).toBe(true);
+        const route = classifyInboundRequest({
+          httpMethod: 'POST',
+          protocolVersionHeader,
+          mcpMethodHeader: undefined,
+          mcpNameHeader: undefined,
+          body: plain,
+        });
+        expect(route.kind).toBe('legacy');
+        expect(['no-claim', 'initialize']).toContain((route as { reason: string }).reason);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('is true for enough generated plain requests to make the property above bite', () => {
+    const plain = fc.record({
+      jsonrpc: fc.constant('2.0'),
+      id: fc.oneof(fc.string(), fc.integer()),
+      method: fc.string(),
+      params: fc.dictionary(
+        fc.string().filter((key) => key !== '_meta'),
+        fc.jsonValue(),
+      ),
+    });
+    fc.assert(
+      fc.property(plain, (message) => {
+        const body = JSON.parse(JSON.stringify(message));
+        expect(isPlainLegacyRequest(body, undefined)).toBe(isJSONRPCRequest(body));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
 
 const VERSION = '2026-07-28';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const INFO = 'io.modelcontextprotocol/clientInfo';
-const call = {
+const modernCall = {
   jsonrpc: '2.0',
   id: 7,
   method: 'tools/call',
@@ -26,22 +134,24 @@ function routeOf(body: unknown, version: string | undefined, method: string | un
 
 describe('isPlainModernRequest', () => {
   it('takes a tools/call or tools/list with a valid envelope and matching headers', () => {
-    expect(isPlainModernRequest(call, VERSION, 'tools/call')).toBe(true);
+    expect(isPlainModernRequest(modernCall, VERSION, 'tools/call', createEnvelopeVerdicts())).toBe(
+      true,
+    );
     const list = { jsonrpc: '2.0', id: 'l', method: 'tools/list', params: { _meta: ENVELOPE } };
-    expect(isPlainModernRequest(list, VERSION, 'tools/list')).toBe(true);
+    expect(isPlainModernRequest(list, VERSION, 'tools/list', createEnvelopeVerdicts())).toBe(true);
   });
 
   it.each([
-    ['no protocol header', call, undefined, 'tools/call'],
-    ['a 2025 protocol header', call, '2025-06-18', 'tools/call'],
-    ['a padded protocol header', call, ` ${VERSION}`, 'tools/call'],
-    ['no method header', call, VERSION, undefined],
-    ['a mismatched method header', call, VERSION, 'tools/list'],
-    ['another method', { ...call, method: 'server/discover' }, VERSION, 'server/discover'],
-    ['an extra member', { ...call, extra: 1 }, VERSION, 'tools/call'],
-    ['a fractional id', { ...call, id: 1.5 }, VERSION, 'tools/call'],
-    ['no params', { ...call, params: undefined }, VERSION, 'tools/call'],
-    ['no _meta', { ...call, params: { name: 'gh_search' } }, VERSION, 'tools/call'],
+    ['no protocol header', modernCall, undefined, 'tools/call'],
+    ['a 2025 protocol header', modernCall, '2025-06-18', 'tools/call'],
+    ['a padded protocol header', modernCall, ` ${VERSION}`, 'tools/call'],
+    ['no method header', modernCall, VERSION, undefined],
+    ['a mismatched method header', modernCall, VERSION, 'tools/list'],
+    ['another method', { ...modernCall, method: 'server/discover' }, VERSION, 'server/discover'],
+    ['an extra member', { ...modernCall, extra: 1 }, VERSION, 'tools/call'],
+    ['a fractional id', { ...modernCall, id: 1.5 }, VERSION, 'tools/call'],
+    ['no params', { ...modernCall, params: undefined }, VERSION, 'tools/call'],
+    ['no _meta', { ...modernCall, params: { name: 'gh_search' } }, VERSION, 'tools/call'],
     [
       'another claimed version',
       withMeta({ 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }),
@@ -58,7 +168,7 @@ describe('isPlainModernRequest', () => {
       'tools/call',
     ],
   ])('leaves %s to the SDK', (_what, body, version, method) => {
-    expect(isPlainModernRequest(body, version, method)).toBe(false);
+    expect(isPlainModernRequest(body, version, method, createEnvelopeVerdicts())).toBe(false);
   });
 
   it('takes only requests the SDK routes to the modern surface as the same request', () => {
@@ -145,11 +255,12 @@ describe('isPlainModernRequest', () => {
       fc.string(),
     );
     let taken = 0;
+    const verdicts = createEnvelopeVerdicts();
     fc.assert(
       fc.property(body, version, methodHeader, (message, versionHeader, header) => {
         const plain = JSON.parse(JSON.stringify(message) ?? 'null');
         const mcpMethod = header === 'same' ? (plain?.method as string | undefined) : header;
-        if (!isPlainModernRequest(plain, versionHeader, mcpMethod)) return;
+        if (!isPlainModernRequest(plain, versionHeader, mcpMethod, verdicts)) return;
         taken += 1;
         const route = routeOf(plain, versionHeader, mcpMethod);
         expect(route).toEqual({
@@ -184,7 +295,7 @@ describe('isPlainModernRequest', () => {
             _meta: { ...ENVELOPE, [INFO]: info, [CAPS]: roots ? { roots: {} } : {} },
           },
         };
-        expect(isPlainModernRequest(body, VERSION, method)).toBe(true);
+        expect(isPlainModernRequest(body, VERSION, method, createEnvelopeVerdicts())).toBe(true);
         expect(routeOf(body, VERSION, method).kind).toBe('modern');
       }),
       { numRuns: 300 },
@@ -196,5 +307,5 @@ describe('isPlainModernRequest', () => {
 function withMeta(change: Record<string, unknown>): unknown {
   const meta: Record<string, unknown> = { ...ENVELOPE, ...change };
   for (const key of Object.keys(meta)) if (meta[key] === undefined) delete meta[key];
-  return { ...call, params: { ...call.params, _meta: meta } };
+  return { ...modernCall, params: { ...modernCall.params, _meta: meta } };
 }
