@@ -162,7 +162,10 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
     repoRoot,
     nodeModules: [join(repoRoot, 'node_modules')],
   });
-  installExitHandlers(daemon.supervisor, { onSignal: () => daemon.close() });
+  installExitHandlers(daemon.supervisor, {
+    onSignal: () => daemon.close(),
+    absorb: (error) => daemon.absorbEscapedError(error),
+  });
   if (args.json) {
     const ready = {
       event: 'ready',

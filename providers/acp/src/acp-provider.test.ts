@@ -176,7 +176,8 @@ describe('ACP provider with a scripted agent', () => {
   it('keeps the token out of an agent error that echoes the params', async () => {
     const agent = scriptedHost({ ACP_SCRIPT_HTTP: 'true', ACP_SCRIPT_FAIL_NEW: '1' });
     const error = await agent.host.createSession(agent.request).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'TUTTI_ERR_PROVIDER_REQUEST_FAILED' });
+    expect(error).toMatchObject({ code: 'TUTTI_ERR_SESSION_START_FAILED' });
+    expect((error as Error).message).toContain('failed "session/new"');
     const token = tokenIn(agent.paramsOf('session/new'));
     expect((error as Error).message).toContain('Bearer [redacted]');
     expect((error as Error).message).not.toContain(token);
