@@ -10,13 +10,13 @@ import type { UpstreamTool } from '../contracts/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
 import type { RouteRegistryApi, SkillSummary } from '../routes/index.js';
-import { publishShim, removeShim } from '../shims/index.js';
+import { listShimKeys, publishedGeneration, publishShim, removeShim } from '../shims/index.js';
 import { discoverSkills } from '../skills/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { createKeyQueue } from './key-queue.js';
-import { credentialEnv, launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
+import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
 import { type CallCounters, type TrackedClient, trackClient } from './tracked-client.js';
 import type {
   ConnectorState,
@@ -67,7 +67,6 @@ interface Active {
   /** Store revision the serving upstream came from. */
   revision: number;
   generation?: number;
-  shimGeneration?: number;
   connection?: UpstreamConnection;
   client?: TrackedClient;
   skills: SkillSummary[];
@@ -97,6 +96,9 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const drainMs = options.drainMs ?? 30_000;
   const queue = createKeyQueue();
   const actives = new Map<string, Active>();
+  /** The shim published per key: its generation and the release it points at. */
+  const shims = new Map<string, { generation: number; digest: string }>();
+  let swept = false;
   const recorded: RuntimeEvent[] = [];
   let closed = false;
 
@@ -132,8 +134,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     void closing.then(() => retiring.delete(closing));
   }
 
-  /** Publishes route metadata and the CLI shim of `entry` at `generation`. */
-  async function publish(entry: Active, generation: number, previousShim?: number) {
+  /** Publishes the route metadata of `entry` at `generation`. */
+  function publish(entry: Active, generation: number) {
     const { key, connector } = entry;
     const ready = 'ready' as const;
     routes.commit(key, generation, {
@@ -143,21 +145,33 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       ...(connector.paths.cli && { cli: { status: ready } }),
       skills: entry.skills,
     });
-    const cli = connector.paths.cli;
-    if (cli) {
-      const credential = await store.credential(key);
-      await publishShim({
+  }
+
+  /**
+   * Makes `key`'s CLI shim match the store, whatever its upstream is doing: published for
+   * the installed release while the connector is installed and authorized, removed as
+   * soon as it is not. The shim holds no secret; it reads the credential file at run time.
+   */
+  async function syncShim(key: string, connector: InstalledConnector | undefined) {
+    const cli = connector?.paths.cli;
+    const current = shims.get(key);
+    if (connector && cli) {
+      if (current?.digest === connector.digest) return;
+      const auth = connector.manifest.auth;
+      const published = await publishShim({
         binDir,
         key,
-        generation,
+        generation: Math.max(connector.revision, current?.generation ?? 1),
         entrypoint: { command: cli.command, args: [...cli.args] },
-        env: credentialEnv(connector, credential),
+        ...(auth.kind !== 'none' &&
+          auth.env && { credential: { env: auth.env, file: store.credentialFile(key) } }),
       });
-      entry.shimGeneration = generation;
-    } else if (previousShim !== undefined) {
-      await removeShim({ binDir, key, generation: previousShim });
-      entry.shimGeneration = undefined;
+      shims.set(key, { generation: published.generation, digest: connector.digest });
+      return;
     }
+    shims.delete(key);
+    const generation = await publishedGeneration(binDir, key);
+    if (generation !== undefined) await removeShim({ binDir, key, generation });
   }
 
   function scheduleRetry(entry: Active) {
@@ -236,9 +250,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       entry.state = 'ready';
       entry.startedAt = Date.now();
       actives.set(key, entry);
-      await publish(entry, generation, previous?.shimGeneration).catch((error: unknown) => {
-        logger.error({ connector: key, err: message(error) }, 'publishing the connector failed');
-      });
+      publish(entry, generation);
       if (kind === 'restarted') {
         entry.restarts++;
         options.counters?.restart(key);
@@ -278,16 +290,10 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       record(entry.key, 'start-failed', generation, entry.lastError);
       return;
     }
-    const previousShim = entry.shimGeneration;
     entry.generation = generation;
     entry.attempted = generation;
     entry.revision = generation;
-    await publish(entry, generation, previousShim).catch((error: unknown) => {
-      logger.error(
-        { connector: entry.key, err: message(error) },
-        'publishing the connector failed',
-      );
-    });
+    publish(entry, generation);
     record(entry.key, 'tools-changed', generation, `${tools.length} tools`);
   }
 
@@ -314,11 +320,6 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       registry.remove(entry.key, entry.generation);
       routes.remove(entry.key, entry.generation);
     }
-    if (entry.shimGeneration !== undefined) {
-      await removeShim({ binDir, key: entry.key, generation: entry.shimGeneration }).catch(
-        (error: unknown) => logger.error({ connector: entry.key, err: message(error) }, 'shim'),
-      );
-    }
     record(entry.key, 'removed', entry.generation, reason);
     await closeConnection(entry).catch(() => undefined);
   }
@@ -328,6 +329,9 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     const connector = store.get(key);
     const ready = connector !== undefined && (await store.authReady(key));
     const active = actives.get(key);
+    await syncShim(key, ready ? connector : undefined).catch((error: unknown) => {
+      logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
+    });
     if (!connector || !ready) {
       if (active) await retire(active, connector ? 'authorization lost' : 'uninstalled');
       return;
@@ -339,12 +343,17 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   return {
     async reconcile() {
       const keys = new Set([...store.installed().map((c) => c.key), ...actives.keys()]);
+      // Shims left by an earlier daemon (of connectors gone since) are removed too.
+      if (!swept) {
+        swept = true;
+        for (const key of await listShimKeys(binDir)) keys.add(key);
+      }
       await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
     },
     status() {
       return [...actives.values()]
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .map(statusOf);
+        .map((entry) => statusOf(entry, shims.has(entry.key)));
     },
     events: () => recorded.slice(),
     async close() {
@@ -362,7 +371,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   };
 }
 
-function statusOf(entry: Active): ConnectorStatus {
+function statusOf(entry: Active, shimPublished: boolean): ConnectorStatus {
   const serving = entry.state === 'ready' || entry.generation !== undefined;
   const mcpStatus =
     entry.state === 'ready' ? 'ready' : entry.state === 'failed' ? 'unavailable' : 'starting';
@@ -379,7 +388,7 @@ function statusOf(entry: Active): ConnectorStatus {
     ...(entry.skillRoot !== undefined && { skillRoot: entry.skillRoot }),
     ...(entry.connector.paths.mcp && { mcp: mcpStatus }),
     ...(entry.connector.paths.cli && {
-      cli: entry.shimGeneration !== undefined ? 'ready' : 'unavailable',
+      cli: shimPublished ? 'ready' : 'unavailable',
     }),
   };
 }

@@ -69,6 +69,11 @@ export interface ConnectorStore {
   clearCredential(key: string): Promise<RevisionChange>;
   /** `key`'s stored credential, or undefined. */
   credential(key: string): Promise<Credential | undefined>;
+  /**
+   * Absolute path of the 0600 file that holds `key`'s bare secret while a credential is
+   * stored (deleted with it); CLI shims read it when they run.
+   */
+  credentialFile(key: string): string;
   /** True when `key` is installed and needs no credential or has one of its auth kind. */
   authReady(key: string): Promise<boolean>;
   /** Takes and persists a new revision for `key` (e.g. to restart a crashed upstream). */

@@ -16,9 +16,11 @@ import {
 } from '../manifest/index.js';
 import { fsyncDir, isProcessAlive, removeStrayTempFiles } from './atomic-write.js';
 import {
+  alignSecretFiles,
   deleteCredential,
   ensureCredentialsDir,
   readCredential,
+  secretPath,
   writeCredential,
 } from './credential-file.js';
 import { readGuardedJson, writeGuardedJson } from './guarded-json-file.js';
@@ -95,6 +97,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   await ensureCredentialsDir(credentialsDir);
   await removeStrayTempFiles(stateDir);
   await removeStrayTempFiles(credentialsDir);
+  await alignSecretFiles(credentialsDir);
   for (const name of await readdir(releasesDir)) {
     const match = STAGING.exec(name);
     if (match && !isProcessAlive(Number(match[1]))) {
@@ -280,6 +283,10 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     setCredential,
     clearCredential,
     credential,
+    credentialFile: (key: string) => {
+      checkKey(key);
+      return secretPath(credentialsDir, key);
+    },
     authReady,
     nextRevision: (key: string) =>
       serialize(async () => {

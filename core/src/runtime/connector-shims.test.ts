@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process';
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { publishShim, SHIM_NO_CREDENTIAL_EXIT } from '../shims/index.js';
+import { cleanUp } from '../store/store-test-support.js';
+import type { ConnectorRuntime } from './connector-runtime.js';
+import { createTestRuntime, writeRelease } from './test-support.js';
+
+const runtimes: ConnectorRuntime[] = [];
+
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
+  await cleanUp();
+});
+
+async function setup() {
+  const context = await createTestRuntime();
+  runtimes.push(context.runtime);
+  return context;
+}
+
+/** Runs a shim like an agent would: a fresh process, the agent's PATH. */
+async function runShim(path: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(path, [], { env: { PATH: process.env.PATH ?? '' } }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
+
+const REPORT_KEY =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the CLI script's own template
+  'console.log(`v${process.argv[2]} key=${process.env.SHIMMY_KEY ?? "none"}`);\n';
+
+/** A CLI connector that needs a key, with an MCP server that cannot start. */
+function failingKeyedRelease(version = '1.0.0') {
+  return writeRelease({
+    key: 'shimmy',
+    version,
+    cli: REPORT_KEY.replace('process.argv[2]', `"${version}"`),
+    serverArgs: [],
+    command: '/nonexistent/tutti-mcp',
+    apiKeyEnv: 'SHIMMY_KEY',
+  });
+}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+describe('connector runtime: CLI shims follow installed-and-authorized state', () => {
+  it('serves the CLI while its upstream fails, and removes the shim when authorization goes', async () => {
+    const { store, runtime, binDir } = await setup();
+    await store.install(await failingKeyedRelease());
+    await runtime.reconcile();
+    const shim = join(binDir, 'tutti-connector-shimmy');
+    expect(await exists(shim)).toBe(false);
+    await store.setCredential('shimmy', 'sk-first-value');
+    await runtime.reconcile();
+    expect(runtime.status()[0]).toMatchObject({ key: 'shimmy', state: 'failed', cli: 'ready' });
+    expect((await runShim(shim)).stdout).toBe('v1.0.0 key=sk-first-value\n');
+    expect(await readFile(shim, 'utf8')).not.toContain('sk-first-value');
+    // A new credential reaches the CLI at once, before any reconcile.
+    await store.setCredential('shimmy', 'sk-second-value');
+    expect((await runShim(shim)).stdout).toBe('v1.0.0 key=sk-second-value\n');
+    await store.clearCredential('shimmy');
+    const refused = await runShim(shim);
+    expect(refused.code).toBe(SHIM_NO_CREDENTIAL_EXIT);
+    expect(refused.stderr).not.toContain('sk-');
+    await runtime.reconcile();
+    expect(await exists(shim)).toBe(false);
+  });
+
+  it('removes the shim of a connector uninstalled while its upstream fails', async () => {
+    const { store, runtime, binDir } = await setup();
+    await store.install(await failingKeyedRelease());
+    await store.setCredential('shimmy', 'sk-value');
+    await runtime.reconcile();
+    const shim = join(binDir, 'tutti-connector-shimmy');
+    expect(await exists(shim)).toBe(true);
+    await store.uninstall('shimmy');
+    await runtime.reconcile();
+    expect(await exists(shim)).toBe(false);
+    expect(runtime.status()).toEqual([]);
+  });
+
+  it('points the shim at the new release right after an upgrade', async () => {
+    const { store, runtime, binDir } = await setup();
+    await store.install(await failingKeyedRelease('1.0.0'));
+    await store.setCredential('shimmy', 'sk-value');
+    await runtime.reconcile();
+    const shim = join(binDir, 'tutti-connector-shimmy');
+    expect((await runShim(shim)).stdout).toBe('v1.0.0 key=sk-value\n');
+    await store.install(await failingKeyedRelease('2.0.0'));
+    await runtime.reconcile();
+    expect((await runShim(shim)).stdout).toBe('v2.0.0 key=sk-value\n');
+  });
+
+  it('removes at its first reconcile the shims an earlier daemon left for connectors now gone', async () => {
+    const { runtime, binDir } = await setup();
+    const left = await publishShim({
+      binDir,
+      key: 'ghost',
+      generation: 7,
+      entrypoint: { command: '/bin/echo', args: ['ghost'] },
+    });
+    await writeFile(join(binDir, 'unrelated-tool'), '#!/bin/sh\n');
+    await runtime.reconcile();
+    expect(await exists(left.path)).toBe(false);
+    expect(await exists(join(binDir, 'unrelated-tool'))).toBe(true);
+  });
+});
