@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { TuttiError } from '../errors/index.js';
 import { formatIssue, type ManifestIssue, manifestIssues } from './manifest-issues.js';
 import { type ConnectorManifest, MANIFEST_FILE, manifestSchema } from './manifest-schema.js';
-import { resolveReleasePaths } from './release-paths.js';
+import { isReleaseRelativeCommand, resolveReleasePaths } from './release-paths.js';
 
 /** Outcome of {@link validateManifest}. */
 export type ManifestValidation =
@@ -92,7 +92,7 @@ async function releaseIssues(
     ['cli.command', manifest.cli?.command, resolved.cli?.command],
   ];
   for (const [path, declared, absolute] of commands) {
-    if (declared?.startsWith('./') && absolute && !(await isFile(absolute))) {
+    if (declared && isReleaseRelativeCommand(declared) && absolute && !(await isFile(absolute))) {
       issues.push({
         path,
         problem: `file "${declared}" not found in the release`,

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { publishShim, SHIM_NO_CREDENTIAL_EXIT } from '../shims/index.js';
-import { cleanUp } from '../store/store-test-support.js';
+import { cleanUp, tempDir } from '../store/store-test-support.js';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime, writeRelease } from './test-support.js';
+import { createTestRuntime, STDIO_SERVER, writeRelease } from './test-support.js';
 
 const runtimes: ConnectorRuntime[] = [];
 
@@ -111,5 +111,39 @@ describe('connector runtime: CLI shims follow installed-and-authorized state', (
     await runtime.reconcile();
     expect(await exists(left.path)).toBe(false);
     expect(await exists(join(binDir, 'unrelated-tool'))).toBe(true);
+  });
+});
+
+describe('connector runtime: commands come from the release', () => {
+  it('runs a relative cli.command and mcp.command from the release, never from the working folder', async () => {
+    const { store, runtime, binDir, registry } = await setup();
+    const release = await writeRelease({ key: 'relcmd' });
+    await mkdir(join(release, 'bin'), { recursive: true });
+    await writeFile(join(release, 'bin', 'tool'), '#!/bin/sh\necho from-the-release\n');
+    await chmod(join(release, 'bin', 'tool'), 0o755);
+    await writeFile(
+      join(release, 'bin', 'server'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(STDIO_SERVER)}\n`,
+    );
+    await chmod(join(release, 'bin', 'server'), 0o755);
+    const manifestPath = join(release, 'tutti-connector.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    manifest.cli = { command: 'bin/tool' };
+    manifest.mcp = { command: 'bin/server' };
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const installed = await store.install(release);
+    expect(installed.paths.cli?.command).toBe(join(installed.releaseDir, 'bin', 'tool'));
+    await runtime.reconcile();
+    expect(registry.resolve('relcmd_echo')).toBeDefined();
+    // A repository the agent works in supplies its own bin/tool.
+    const work = await tempDir('tutti-agent-work-');
+    await mkdir(join(work, 'bin'));
+    await writeFile(join(work, 'bin', 'tool'), '#!/bin/sh\necho from-the-working-folder\n');
+    await chmod(join(work, 'bin', 'tool'), 0o755);
+    const { stdout } = await promisify(execFile)(join(binDir, 'tutti-connector-relcmd'), [], {
+      cwd: work,
+      env: { PATH: `bin:.:${process.env.PATH ?? ''}` },
+    });
+    expect(stdout).toBe('from-the-release\n');
   });
 });
