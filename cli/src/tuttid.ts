@@ -1,5 +1,6 @@
 /**
- * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
+ * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]
+ *  [--max-release-mb N]`
  * (logs: `warn` by default, `info` with `--json`):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
@@ -32,6 +33,8 @@ export interface TuttidArgs {
   json: boolean;
   demo: boolean;
   logLevel: string;
+  /** Cap on the files of one installed release, in MiB (default: the store's, 256). */
+  maxReleaseMb?: number;
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -58,6 +61,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         json: { type: 'boolean', default: false },
         'no-demo': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
+        'max-release-mb': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -72,7 +76,20 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     json: values.json === true,
     demo: values['no-demo'] !== true,
     logLevel: String(values['log-level'] ?? (values.json === true ? 'info' : 'warn')),
+    ...(values['max-release-mb'] !== undefined && {
+      maxReleaseMb: megabytesOf(values['max-release-mb'] as string),
+    }),
   };
+}
+
+function megabytesOf(value: string): number {
+  const megabytes = Number(value);
+  if (!Number.isInteger(megabytes) || megabytes < 1) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: '--max-release-mb takes a whole number of MiB, at least 1',
+    });
+  }
+  return megabytes;
 }
 
 /** Release folders of the bundled demo connectors. */
@@ -115,6 +132,9 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
     controlPort: args.controlPort,
     logger,
     demoConnectors: args.demo ? demoConnectors() : [],
+    ...(args.maxReleaseMb !== undefined && {
+      releaseLimits: { maxBytes: args.maxReleaseMb * 1024 * 1024 },
+    }),
     repoRoot,
     nodeModules: [join(repoRoot, 'node_modules')],
   });

@@ -22,7 +22,7 @@ import {
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost } from '../session/index.js';
-import { openStore, type ConnectorStore } from '../store/index.js';
+import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
 import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlRoutes } from './control-routes.js';
@@ -57,6 +57,8 @@ export interface DaemonOptions {
   readonly keepAliveMs?: number;
   /** Restart delays of a crashed upstream (default 500 ms doubling up to 30 s). */
   readonly backoff?: BackoffOptions;
+  /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
+  readonly releaseLimits?: Partial<ReleaseLimits>;
 }
 
 /** A running daemon. */
@@ -92,6 +94,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     const store = await openStore(home, {
       onProblem: (problem) => logger.warn({ code: problem.code }, problem.message),
+      ...(options.releaseLimits && { releaseLimits: options.releaseLimits }),
     });
     if (fresh && store.installed().length === 0) {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);

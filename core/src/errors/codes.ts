@@ -149,6 +149,16 @@ export const ERROR_CODES = Object.freeze({
       'Connector release "{source}" cannot be installed: "{entry}" {reason}. Replace it with a regular file inside the release.',
     status: 422,
   },
+  TUTTI_ERR_STORE_RELEASE_TOO_LARGE: {
+    message:
+      'Connector release "{source}" cannot be installed: it holds more than {limit} (reached at "{at}"). Remove what the connector does not need, or raise the cap with tuttid --max-release-mb.',
+    status: 413,
+  },
+  TUTTI_ERR_STORE_TIMEOUT: {
+    message:
+      'The connector store gave up on {operation} after {seconds} s, and made no change for it: check that {what} is not on a hung or very slow disk or mount, then retry.',
+    status: 503,
+  },
   TUTTI_ERR_STORE_STATE_CORRUPT: {
     message:
       'State file "{file}" is corrupt ({reason}) and no good copy exists: move it and its .last-good copy aside to start with an empty state, or restore it from a backup.',

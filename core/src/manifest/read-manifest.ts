@@ -122,13 +122,17 @@ async function releaseIssues(
 
 /**
  * Reads `<releaseDir>/tutti-connector.json`, validates it and checks it against the
- * release's files. Throws TUTTI_ERR_MANIFEST_UNREADABLE, _INVALID_JSON or _INVALID.
+ * release's files. Throws TUTTI_ERR_MANIFEST_UNREADABLE, _INVALID_JSON or _INVALID, naming
+ * the manifest under `shownDir` (default `releaseDir`), e.g. the folder a copy came from.
  */
-export async function readManifest(releaseDir: string): Promise<ConnectorManifest> {
-  const source = join(releaseDir, MANIFEST_FILE);
+export async function readManifest(
+  releaseDir: string,
+  shownDir: string = releaseDir,
+): Promise<ConnectorManifest> {
+  const source = join(shownDir, MANIFEST_FILE);
   let text: string;
   try {
-    text = await readFile(source, 'utf8');
+    text = await readFile(join(releaseDir, MANIFEST_FILE), 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new TuttiError('TUTTI_ERR_MANIFEST_UNREADABLE', { source, reason }, { cause: error });
