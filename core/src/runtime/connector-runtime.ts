@@ -38,8 +38,14 @@ export interface ConnectorRuntimeOptions {
   launch?: UpstreamLauncher;
   startTimeoutMs?: number;
   backoff?: BackoffOptions;
-  /** A run at least this long resets the failure count (default 60 s). */
+  /**
+   * A run at least this long after ready was healthy (default 10 s): its crash restarts at
+   * once with the failure count reset. Only failed starts and crashes sooner than this
+   * (a crash loop) count towards the backoff.
+   */
   stableMs?: number;
+  /** The clock (ms), for tests. */
+  now?: () => number;
   /** Longest wait for an old generation's calls before it is closed (default 30 s). */
   drainMs?: number;
   counters?: CallCounters & { restart(key: string): void; crash(key: string): void };
@@ -83,6 +89,9 @@ interface Active {
 
 const MAX_EVENTS = 500;
 
+/** How long a run must last after ready to count as healthy (10 s). */
+export const DEFAULT_STABLE_MS = 10_000;
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -92,7 +101,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const { store, registry, routes, binDir, logger } = options;
   const launch = options.launch ?? launchUpstream;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const stableMs = options.stableMs ?? 60_000;
+  const stableMs = options.stableMs ?? DEFAULT_STABLE_MS;
+  const now = options.now ?? Date.now;
   const drainMs = options.drainMs ?? 30_000;
   const queue = createKeyQueue();
   const actives = new Map<string, Active>();
@@ -174,15 +184,18 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     if (generation !== undefined) await removeShim({ binDir, key, generation });
   }
 
-  function scheduleRetry(entry: Active) {
-    if (closed) return;
-    entry.failures++;
-    const delay = backoffDelay(entry.failures, backoff);
+  /** Schedules the next start of `entry`: at once after a healthy run, else backed off. */
+  function scheduleRetry(entry: Active, afterHealthyRun = false): number {
+    if (closed) return 0;
+    if (afterHealthyRun) entry.failures = 0;
+    else entry.failures++;
+    const delay = afterHealthyRun ? 0 : backoffDelay(entry.failures, backoff);
     clearTimeout(entry.timer);
     entry.timer = setTimeout(() => {
       void queue.run(entry.key, () => retry(entry));
     }, delay);
     entry.timer.unref();
+    return delay;
   }
 
   async function retry(entry: Active) {
@@ -248,7 +261,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       }
       entry.generation = generation;
       entry.state = 'ready';
-      entry.startedAt = Date.now();
+      entry.startedAt = now();
       actives.set(key, entry);
       publish(entry, generation);
       if (kind === 'restarted') {
@@ -306,11 +319,9 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     entry.connection = undefined;
     entry.client = undefined;
     entry.lastError = `upstream ${info.reason}`;
-    if (entry.startedAt !== undefined && Date.now() - entry.startedAt >= stableMs) {
-      entry.failures = 0;
-    }
-    record(entry.key, 'crashed', entry.generation, info.reason);
-    scheduleRetry(entry);
+    const healthy = entry.startedAt !== undefined && now() - entry.startedAt >= stableMs;
+    const delay = scheduleRetry(entry, healthy);
+    record(entry.key, 'crashed', entry.generation, `${info.reason}; restart in ${delay} ms`);
   }
 
   async function retire(entry: Active, reason: string) {
