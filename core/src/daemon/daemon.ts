@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
-import { createTokenService } from '../auth/index.js';
+import { createTokenService, type TokenService } from '../auth/index.js';
 import { TuttiError } from '../errors/index.js';
 import { renderGuidance } from '../guidance/index.js';
 import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '../plugins/index.js';
@@ -71,6 +71,8 @@ export interface Daemon {
   readonly store: ConnectorStore;
   readonly runtime: ConnectorRuntime;
   readonly supervisor: ProcessSupervisor;
+  /** The agent sessions' bearer tokens (every one is revoked when the daemon closes). */
+  readonly tokens: TokenService;
   /** Stops everything in order; idempotent. */
   close(): Promise<void>;
 }
@@ -197,6 +199,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       store,
       runtime,
       supervisor,
+      tokens,
       close: closeAll,
     };
   } catch (error) {
