@@ -208,6 +208,11 @@ export const ERROR_CODES = Object.freeze({
       'Upstream MCP server "{target}" failed during startup: {reason}. Check the connector\'s command, URL and credentials.',
     status: 502,
   },
+  TUTTI_ERR_UPSTREAM_UNAUTHORIZED: {
+    message:
+      'Remote MCP server "{target}" refused the connector\'s credential (HTTP {status}): authorization is lost until a new credential is set for the connector.',
+    status: 502,
+  },
   TUTTI_ERR_UPSTREAM_TOO_MANY_PAGES: {
     message:
       'Upstream MCP server "{target}" returned more than {maxPages} tools/list pages: fix its pagination or raise the page cap.',

@@ -7,6 +7,7 @@
  * changes one at a time.
  */
 import type { UpstreamTool } from '../contracts/index.js';
+import { isTuttiError } from '../errors/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
 import type { RouteRegistryApi, SkillSummary } from '../routes/index.js';
@@ -79,6 +80,8 @@ interface Active {
   skillRoot?: string;
   /** Tools the route serving now holds (0 while none serves). */
   toolCount: number;
+  /** The upstream's tool list last committed, as JSON (to skip a list_changed that changed nothing). */
+  listed?: string;
   failures: number;
   restarts: number;
   lastError?: string;
@@ -256,6 +259,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
           entry.client,
           connection.tools,
         ).localNames.length;
+        entry.listed = JSON.stringify(connection.tools);
       } else {
         registry.remove(key, generation);
       }
@@ -277,7 +281,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       failed.lastError = detail;
       if (!keepPrevious) entry.state = 'failed';
       record(key, 'start-failed', generation, detail);
-      scheduleRetry(failed);
+      // A refused credential stays refused: wait for a new one (a new revision) instead.
+      if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) scheduleRetry(failed);
       return;
     }
     if (previous && previous !== entry) {
@@ -290,6 +295,9 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     if (closed || actives.get(entry.key) !== entry || entry.state !== 'ready' || !entry.client) {
       return;
     }
+    // list_changed with the very same list: nothing to publish, no new generation.
+    const listed = JSON.stringify(tools);
+    if (listed === entry.listed) return;
     const generation = await store.nextRevision(entry.key);
     try {
       entry.toolCount = registry.commit(
@@ -303,6 +311,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       record(entry.key, 'start-failed', generation, entry.lastError);
       return;
     }
+    entry.listed = listed;
     entry.generation = generation;
     entry.attempted = generation;
     entry.revision = generation;
