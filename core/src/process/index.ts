@@ -7,3 +7,5 @@ export * from './spawn-detached.js';
 export * from './stderr-tail.js';
 export * from './supervisor.js';
 export * from './tracked-group.js';
+export * from './process-tree.js';
+export * from './subreaper.js';

@@ -1,12 +1,14 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isProcessRunning, readProcessTable, SCOPE_ENV } from '../process/index.js';
 import { publishShim, SHIM_NO_CREDENTIAL_EXIT } from '../shims/index.js';
 import { cleanUp, tempDir } from '../store/store-test-support.js';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime, STDIO_SERVER, writeRelease } from './test-support.js';
+import { createTestRuntime, groupGone, STDIO_SERVER, writeRelease } from './test-support.js';
 
 const runtimes: ConnectorRuntime[] = [];
 
@@ -147,3 +149,44 @@ describe('connector runtime: commands come from the release', () => {
     expect(stdout).toBe('from-the-release\n');
   });
 });
+
+describe('connector runtime: no process outlives its connector', () => {
+  it('ends the processes that left the upstream group when the connector is uninstalled', async () => {
+    const { store, runtime, registry } = await setup();
+    await store.install(
+      await writeRelease({ key: 'leaver', serverArgs: ['--spawn-escaper', '--spawn-orphan'] }),
+    );
+    await runtime.reconcile();
+    const binding = registry.resolve('leaver_env_keys');
+    expect(binding).toBeDefined();
+    const pid = runtime.status()[0]!.pid!;
+    const leavers = await waitForLeavers(pid, 2);
+    for (const leaver of leavers) expect(isProcessRunning(leaver)).toBe(true);
+    await store.uninstall('leaver');
+    await runtime.reconcile();
+    expect(await groupGone(pid)).toBe(true);
+    for (const leaver of leavers) expect(isProcessRunning(leaver)).toBe(false);
+  });
+});
+
+/** Pids of the processes of `leader`'s tree (same scope marker) outside its group. */
+async function waitForLeavers(leader: number, count: number): Promise<number[]> {
+  const marker = readFileSync(`/proc/${leader}/environ`, 'utf8')
+    .split('\0')
+    .find((entry) => entry.startsWith(`${SCOPE_ENV}=`))!;
+  for (let i = 0; i < 400; i++) {
+    const found = [...readProcessTable().values()]
+      .filter((entry) => entry.pgid !== leader && entry.state !== 'Z')
+      .map((entry) => entry.pid)
+      .filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(marker);
+        } catch {
+          return false;
+        }
+      });
+    if (found.length >= count) return found;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the upstream started no processes outside its group');
+}
