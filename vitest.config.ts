@@ -1,9 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages from their TypeScript sources (the `tutti-source`
-// export condition), so `npm test` never runs against a stale build.
+// export condition), so `npm test` never runs against a stale build. Test files run in
+// Vite's SSR environment, whose resolver takes `ssr.resolve.conditions`, not the top-level
+// ones: without it `@tutti/core` resolved to core/dist (test/workspace-sources.test.ts).
 export default defineConfig({
   resolve: { conditions: ['tutti-source'] },
+  ssr: { resolve: { conditions: ['tutti-source'] } },
   test: {
     include: [
       'core/src/**/*.test.ts',

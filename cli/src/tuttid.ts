@@ -1,8 +1,8 @@
 /**
  * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
- * `[--max-argument-depth N] [--agent-timeout MS]` (logs: `warn` by default, `info` with
- * `--json`; the limits are described in docs/limits.md):
+ * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]` (logs: `warn` by
+ * default, `info` with `--json`; the limits are described in docs/limits.md):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
  * Logs go to stderr as JSON lines, with every token redacted.
@@ -43,6 +43,8 @@ export interface TuttidArgs {
     /** Longest an agent may take to start a session or answer one request, in ms. */
     agentTimeoutMs?: number;
   };
+  /** Cap on the files of one installed release, in MiB (default: the store's, 256). */
+  maxReleaseMb?: number;
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -85,6 +87,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         'max-listen-streams': { type: 'string' },
         'max-argument-depth': { type: 'string' },
         'agent-timeout': { type: 'string' },
+        'max-release-mb': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -115,7 +118,20 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
       ),
       agentTimeoutMs: countOf(values['agent-timeout'] as string | undefined, '--agent-timeout'),
     },
+    ...(values['max-release-mb'] !== undefined && {
+      maxReleaseMb: megabytesOf(values['max-release-mb'] as string),
+    }),
   };
+}
+
+function megabytesOf(value: string): number {
+  const megabytes = Number(value);
+  if (!Number.isInteger(megabytes) || megabytes < 1) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: '--max-release-mb takes a whole number of MiB, at least 1',
+    });
+  }
+  return megabytes;
 }
 
 /** Release folders of the bundled demo connectors. */
@@ -159,6 +175,9 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
     logger,
     demoConnectors: args.demo ? demoConnectors() : [],
     ...Object.fromEntries(Object.entries(args.limits).filter(([, value]) => value !== undefined)),
+    ...(args.maxReleaseMb !== undefined && {
+      releaseLimits: { maxBytes: args.maxReleaseMb * 1024 * 1024 },
+    }),
     repoRoot,
     nodeModules: [join(repoRoot, 'node_modules')],
   });

@@ -7,6 +7,7 @@ import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TuttiError } from '../errors/index.js';
+import { discoverSkills } from '../skills/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
 import type { RouteRegistryApi } from '../routes/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
@@ -63,6 +64,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     const before = new Set(store.installed().map((connector) => connector.key));
     const installed = await store.install(path);
     await ctx.reconcile();
+    const { diagnostics } = await discoverSkills(installed.releaseDir, installed.manifest.skills);
     if (installed.changed) {
       events.publish({
         type: before.has(installed.key) ? 'connector.upgraded' : 'connector.installed',
@@ -77,6 +79,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
       revision: installed.revision,
       changed: installed.changed,
       runtime: runtime.status().find((status) => status.key === installed.key) ?? null,
+      skipped: diagnostics.map(({ path, code, message }) => ({ path, code, reason: message })),
     };
   });
 

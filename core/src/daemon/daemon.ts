@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
-import { createTokenService } from '../auth/index.js';
+import { createTokenService, type TokenService } from '../auth/index.js';
 import { TuttiError } from '../errors/index.js';
 import { createEventHub, type EventHub } from '../events/index.js';
 import { renderGuidance } from '../guidance/index.js';
@@ -27,7 +27,7 @@ import {
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId } from '../session/index.js';
-import { openStore, type ConnectorStore } from '../store/index.js';
+import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
 import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlRoutes } from './control-routes.js';
@@ -75,6 +75,8 @@ export interface DaemonOptions {
   readonly backoff?: BackoffOptions;
   /** Longest an agent may take to start a session or answer one request (default 60 s). */
   readonly agentTimeoutMs?: number;
+  /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
+  readonly releaseLimits?: Partial<ReleaseLimits>;
 }
 
 /** A running daemon. */
@@ -94,6 +96,8 @@ export interface Daemon {
    * an agent session, that session is ended and true is returned (the daemon stays up).
    */
   absorbEscapedError(error: unknown): boolean;
+  /** The agent sessions' bearer tokens (every one is revoked when the daemon closes). */
+  readonly tokens: TokenService;
   /** Stops everything in order; idempotent. */
   close(): Promise<void>;
 }
@@ -117,6 +121,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     const store = await openStore(home, {
       onProblem: (problem) => logger.warn({ code: problem.code }, problem.message),
+      ...(options.releaseLimits && { releaseLimits: options.releaseLimits }),
     });
     if (fresh && store.installed().length === 0) {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);
@@ -268,6 +273,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         void host.failSession(session, error);
         return true;
       },
+      tokens,
       close: closeAll,
     };
   } catch (error) {

@@ -169,6 +169,16 @@ export const ERROR_CODES = Object.freeze({
       'Connector release "{source}" cannot be installed: "{entry}" {reason}. Replace it with a regular file inside the release.',
     status: 422,
   },
+  TUTTI_ERR_STORE_RELEASE_TOO_LARGE: {
+    message:
+      'Connector release "{source}" cannot be installed: it holds more than {limit} (reached at "{at}"). Remove what the connector does not need, or raise the cap with tuttid --max-release-mb.',
+    status: 413,
+  },
+  TUTTI_ERR_STORE_TIMEOUT: {
+    message:
+      'The connector store gave up on {operation} after {seconds} s, and made no change for it: check that {what} is not on a hung or very slow disk or mount, then retry.',
+    status: 503,
+  },
   TUTTI_ERR_STORE_STATE_CORRUPT: {
     message:
       'State file "{file}" is corrupt ({reason}) and no good copy exists: move it and its .last-good copy aside to start with an empty state, or restore it from a backup.',
@@ -216,6 +226,11 @@ export const ERROR_CODES = Object.freeze({
   TUTTI_ERR_UPSTREAM_START_FAILED: {
     message:
       'Upstream MCP server "{target}" failed during startup: {reason}. Check the connector\'s command, URL and credentials.',
+    status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_UNAUTHORIZED: {
+    message:
+      'Remote MCP server "{target}" refused the connector\'s credential (HTTP {status}): authorization is lost until a new credential is set for the connector.',
     status: 502,
   },
   TUTTI_ERR_UPSTREAM_TOO_MANY_PAGES: {

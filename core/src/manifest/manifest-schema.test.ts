@@ -87,6 +87,10 @@ describe('manifest validation', () => {
       'cli.command: a command may not point outside the release with "../": set the command that runs the CLI, e.g. "./bin/hello.mjs"',
     ]);
     expect(problems({ ...base, mcp: { command: './bin/../server.mjs' } })).toEqual([]);
+    expect(problems({ ...base, mcp: { command: 'bin/../../server.mjs' } })).toEqual([
+      'mcp.command: a relative command is inside the release and may not leave it with "..": set the command that starts the MCP server',
+    ]);
+    expect(problems({ ...base, mcp: { command: 'bin/server.mjs' } })).toEqual([]);
   });
 
   it('rejects environment names that a process cannot carry', () => {

@@ -41,10 +41,25 @@ const releasePath = (what: string) =>
     })
     .describe(what);
 
+/**
+ * A command: a bare PATH name, an absolute path, or a path inside the release (`./x` or
+ * `bin/x`, both resolved against the release, never against a working folder).
+ */
 const command = (what: string) =>
-  releasePath(what).refine((value) => !value.startsWith('../'), {
-    message: 'a command may not point outside the release with "../"',
-  });
+  releasePath(what)
+    .refine((value) => !value.startsWith('../'), {
+      message: 'a command may not point outside the release with "../"',
+    })
+    .refine(
+      (value) => /^\.\.?\//.test(value) || !isRelativePathCommand(value) || staysInside(value),
+      {
+        message: 'a relative command is inside the release and may not leave it with ".."',
+      },
+    );
+
+function isRelativePathCommand(value: string): boolean {
+  return !/^(?:[\\/]|[A-Za-z]:[\\/])/.test(value) && /[\\/]/.test(value);
+}
 
 function staysInside(relative: string): boolean {
   let depth = 0;
@@ -59,7 +74,9 @@ function staysInside(relative: string): boolean {
 /** A managed stdio MCP server the daemon starts and stops. */
 export const stdioMcpSchema = z
   .object({
-    command: command('Command that starts the MCP server; "./x" is relative to the release.'),
+    command: command(
+      'Command that starts the MCP server: a PATH name, an absolute path, or a path inside the release ("./x" or "bin/x").',
+    ),
     args: z
       .array(releasePath('An argument; "./x" is relative to the release.'))
       .default([])
@@ -147,7 +164,9 @@ export const manifestObjectSchema = z
     mcp: z.union([stdioMcpSchema, remoteMcpSchema]).optional(),
     cli: z
       .object({
-        command: command('Command that runs the CLI; "./x" is relative to the release.'),
+        command: command(
+          'Command that runs the CLI: a PATH name, an absolute path, or a path inside the release ("./x" or "bin/x").',
+        ),
         args: z
           .array(releasePath('An argument; "./x" is relative to the release.'))
           .default([])

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { TuttiError } from '../errors/index.js';
 import { formatIssue, type ManifestIssue, manifestIssues } from './manifest-issues.js';
 import { type ConnectorManifest, MANIFEST_FILE, manifestSchema } from './manifest-schema.js';
-import { resolveReleasePaths } from './release-paths.js';
+import { isReleaseRelativeCommand, resolveReleasePaths } from './release-paths.js';
 
 /** Outcome of {@link validateManifest}. */
 export type ManifestValidation =
@@ -92,7 +92,7 @@ async function releaseIssues(
     ['cli.command', manifest.cli?.command, resolved.cli?.command],
   ];
   for (const [path, declared, absolute] of commands) {
-    if (declared?.startsWith('./') && absolute && !(await isFile(absolute))) {
+    if (declared && isReleaseRelativeCommand(declared) && absolute && !(await isFile(absolute))) {
       issues.push({
         path,
         problem: `file "${declared}" not found in the release`,
@@ -122,13 +122,17 @@ async function releaseIssues(
 
 /**
  * Reads `<releaseDir>/tutti-connector.json`, validates it and checks it against the
- * release's files. Throws TUTTI_ERR_MANIFEST_UNREADABLE, _INVALID_JSON or _INVALID.
+ * release's files. Throws TUTTI_ERR_MANIFEST_UNREADABLE, _INVALID_JSON or _INVALID, naming
+ * the manifest under `shownDir` (default `releaseDir`), e.g. the folder a copy came from.
  */
-export async function readManifest(releaseDir: string): Promise<ConnectorManifest> {
-  const source = join(releaseDir, MANIFEST_FILE);
+export async function readManifest(
+  releaseDir: string,
+  shownDir: string = releaseDir,
+): Promise<ConnectorManifest> {
+  const source = join(shownDir, MANIFEST_FILE);
   let text: string;
   try {
-    text = await readFile(source, 'utf8');
+    text = await readFile(join(releaseDir, MANIFEST_FILE), 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new TuttiError('TUTTI_ERR_MANIFEST_UNREADABLE', { source, reason }, { cause: error });

@@ -27,6 +27,24 @@ describe('resolveReleasePaths', () => {
     });
   });
 
+  it('resolves a relative command without "./" against the release, never a working folder', () => {
+    const manifest = parseManifest(
+      {
+        ...base,
+        mcp: { command: 'bin/server', args: ['lib/x.js'] },
+        cli: { command: 'tools\\run.cmd' },
+      },
+      'inline',
+    );
+    const paths = resolveReleasePaths(manifest, '/opt/r');
+    expect(paths.mcp).toMatchObject({ command: '/opt/r/bin/server', args: ['lib/x.js'] });
+    expect(paths.cli?.command).toBe('/opt/r/tools\\run.cmd');
+    const bare = parseManifest({ ...base, cli: { command: 'node', args: [] } }, 'inline');
+    expect(resolveReleasePaths(bare, '/opt/r').cli?.command).toBe('node');
+    const absolute = parseManifest({ ...base, cli: { command: '/usr/bin/env' } }, 'inline');
+    expect(resolveReleasePaths(absolute, '/opt/r').cli?.command).toBe('/usr/bin/env');
+  });
+
   it('carries a remote endpoint unchanged and uses a declared skills folder', () => {
     const manifest = parseManifest(
       { ...base, mcp: { url: 'https://x.example/mcp' }, skills: 'guides/skills' },

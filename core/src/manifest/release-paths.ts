@@ -1,6 +1,10 @@
 /**
- * Resolves the `./`-relative commands, arguments and skills folder of a manifest against
- * the folder its release is installed in. Pure: it touches no file.
+ * Resolves the release-relative commands, arguments and skills folder of a manifest
+ * against the folder its release is installed in. Pure: it touches no file.
+ *
+ * A command is never taken from the folder a process happens to run in: one that names a
+ * path (holds a `/` or `\`) without being absolute is inside the release, `bin/tool`
+ * exactly like `./bin/tool`; only a bare name (`node`) is looked up on PATH.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import {
@@ -38,6 +42,19 @@ export function resolveReleasePath(value: string, releaseDir: string): string {
   return value.startsWith('./') ? join(releaseDir, value.slice(2)) : value;
 }
 
+/** True when `command` names a file by a relative path (`./x`, `bin/x`), not a PATH name. */
+export function isReleaseRelativeCommand(command: string): boolean {
+  return !isAbsolute(command) && /[\\/]/.test(command);
+}
+
+/**
+ * A command resolved against the release: a relative path (`./bin/x` or `bin/x`) ->
+ * `<releaseDir>/bin/x`; an absolute path or a bare PATH name unchanged.
+ */
+export function resolveReleaseCommand(command: string, releaseDir: string): string {
+  return isReleaseRelativeCommand(command) ? join(releaseDir, command) : command;
+}
+
 /**
  * The manifest's commands, arguments and skills folder resolved against `releaseDir`.
  * @example resolveReleasePaths(manifest, '/home/me/.tutti/releases/ab12...').cli?.command
@@ -52,7 +69,7 @@ export function resolveReleasePaths(
   if (manifest.mcp && isStdioMcp(manifest.mcp)) {
     mcp = {
       transport: 'stdio',
-      command: resolveReleasePath(manifest.mcp.command, root),
+      command: resolveReleaseCommand(manifest.mcp.command, root),
       args: paths(manifest.mcp.args),
       env: { ...manifest.mcp.env },
     };
@@ -60,7 +77,10 @@ export function resolveReleasePaths(
     mcp = { transport: 'http', ...manifest.mcp };
   }
   const cli = manifest.cli
-    ? { command: resolveReleasePath(manifest.cli.command, root), args: paths(manifest.cli.args) }
+    ? {
+        command: resolveReleaseCommand(manifest.cli.command, root),
+        args: paths(manifest.cli.args),
+      }
     : undefined;
   const skillsDir = join(root, manifest.skills ?? DEFAULT_SKILLS_DIR);
   return { releaseDir: root, ...(mcp && { mcp }), ...(cli && { cli }), skillsDir };

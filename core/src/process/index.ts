@@ -10,3 +10,5 @@ export * from './tracked-group.js';
 export * from './agent-process.js';
 export * from './inherited-env.js';
 export * from './secret-redactor.js';
+export * from './process-tree.js';
+export * from './subreaper.js';

@@ -13,6 +13,10 @@ interface DaemonInfo {
   pid: number;
   reaperPid: number;
   grandchild: number;
+  /** A child of the upstream that left its group with setsid. */
+  escaper: number;
+  /** A double-forked daemon of the upstream, re-parented to the daemon (its subreaper). */
+  orphan: number;
 }
 
 const started: { daemon: ChildProcess; info?: DaemonInfo }[] = [];
@@ -23,6 +27,9 @@ afterEach(async () => {
     if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
     for (const pgid of [info?.pid, info?.reaperPid]) {
       if (pgid && isProcessGroupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
+    }
+    for (const pid of [info?.escaper, info?.orphan]) {
+      if (pid && isRunning(pid)) process.kill(pid, 'SIGKILL');
     }
   }
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
@@ -88,6 +95,25 @@ describe('no orphans when the daemon exits', () => {
     expect(await waitForGroupExit(info.pid, 15_000)).toBe(true);
     expect(await waitForGroupExit(info.reaperPid, 15_000)).toBe(true);
     expect(isRunning(info.grandchild)).toBe(false);
+  });
+
+  it('ends the processes that left the upstream group too, after SIGKILL of the daemon', async () => {
+    const { daemon, info } = await startDaemon();
+    expect(isRunning(info.escaper)).toBe(true);
+    expect(isRunning(info.orphan)).toBe(true);
+    daemon.kill('SIGKILL');
+    await exitOf(daemon);
+    expect(await waitForGroupExit(info.reaperPid, 15_000)).toBe(true);
+    expect(isRunning(info.escaper)).toBe(false);
+    expect(isRunning(info.orphan)).toBe(false);
+  });
+
+  it('ends the processes that left the upstream group on SIGTERM of the daemon', async () => {
+    const { daemon, info } = await startDaemon();
+    daemon.kill('SIGTERM');
+    expect((await exitOf(daemon)).code).toBe(143);
+    expect(isRunning(info.escaper)).toBe(false);
+    expect(isRunning(info.orphan)).toBe(false);
   });
 
   it('stops the upstream group before exiting on SIGTERM', async () => {

@@ -2,7 +2,9 @@
  * The reaper: one detached watchdog process per daemon that kills every registered
  * upstream process group when the daemon dies in any way, SIGKILL included (Node has no
  * PR_SET_PDEATHSIG). The daemon tells it each group id over a pipe; the pipe closing is
- * the death signal, since the kernel closes it whatever way the daemon ended.
+ * the death signal, since the kernel closes it whatever way the daemon ended. On Linux it
+ * also ends the processes that left those groups: those carrying the daemon's scope
+ * marker in their environment, and every descendant of a process it ends.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -24,6 +26,12 @@ export interface Reaper {
 export interface ReaperOptions {
   /** Time between the watchdog's SIGTERM and SIGKILL, in ms (default 2000). */
   graceMs?: number;
+  /**
+   * Prefix of the scope markers (`TUTTI_PROCESS_SCOPE=<prefix>.<n>`) of the supervisor's
+   * groups: the watchdog also ends every process carrying one, and their descendants
+   * (on Linux), which finds what left its group.
+   */
+  scopePrefix?: string;
 }
 
 /**
@@ -45,7 +53,8 @@ export function startReaper(options: ReaperOptions = {}): Reaper {
 
   function ensure(): void {
     if (closed || (child && child.exitCode === null && child.signalCode === null)) return;
-    const watchdog = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(graceMs)], {
+    const args = ['-e', WATCHDOG_SOURCE, String(graceMs), options.scopePrefix ?? ''];
+    const watchdog = spawn(process.execPath, args, {
       detached: true,
       stdio: ['pipe', 'ignore', 'ignore'],
       cwd: '/',

@@ -5,9 +5,12 @@
  * included) with SIGTERM then SIGKILL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { signalGroup } from './process-group.js';
+import { type ProcEntry, readProcessTable, SCOPE_ENV, treeOutsideGroup } from './process-tree.js';
 import { type Reaper, startReaper } from './reaper.js';
+import { becomeChildSubreaper, isChildSubreaper, reapChild } from './subreaper.js';
 import { DEFAULT_STDERR_TAIL_BYTES, StderrTail } from './stderr-tail.js';
 import {
   DEFAULT_GROUP_GRACE_MS,
@@ -85,6 +88,18 @@ export interface ProcessSupervisorOptions {
   graceMs?: number;
   /** Run a reaper watchdog (default true); pass one to share it. */
   reaper?: boolean | Reaper;
+  /**
+   * Make this process the child subreaper of its descendants on Linux (default true), so
+   * processes that leave their group are still found and ended with it.
+   */
+  subreaper?: boolean;
+}
+
+/** Collects the adopted ones among stopped outsiders (children of this process now). */
+function reapAdopted(gone: readonly ProcEntry[]): void {
+  for (const entry of gone) {
+    if (entry.ppid === process.pid) reapChild(entry.pid);
+  }
 }
 
 /**
@@ -93,16 +108,37 @@ export interface ProcessSupervisorOptions {
  */
 export function createProcessSupervisor(options: ProcessSupervisorOptions = {}): ProcessSupervisor {
   const graceMs = options.graceMs ?? DEFAULT_GROUP_GRACE_MS;
+  if (options.subreaper !== false) becomeChildSubreaper();
+  /** Prefix of the scope marker of every group this supervisor spawns. */
+  const scopePrefix = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  let scopes = 0;
   const reaper =
     typeof options.reaper === 'object'
       ? options.reaper
       : options.reaper === false
         ? undefined
-        : startReaper({ graceMs });
+        : startReaper({ graceMs, scopePrefix });
   const live = new Map<number, TrackedGroup>();
 
-  function adopt(child: ChildProcess, adoptOptions: AdoptOptions = {}): TrackedGroup {
-    const group = trackProcessGroup(child, { graceMs: adoptOptions.graceMs ?? graceMs });
+  function adopt(
+    child: ChildProcess,
+    adoptOptions: AdoptOptions = {},
+    scope?: string,
+  ): TrackedGroup {
+    const leader = child.pid;
+    const group = trackProcessGroup(child, {
+      graceMs: adoptOptions.graceMs ?? graceMs,
+      outsiders: () =>
+        leader === undefined
+          ? []
+          : treeOutsideGroup(readProcessTable(), {
+              pgid: leader,
+              ...(scope !== undefined && { scope }),
+              // As subreaper every orphan of the tree is a child of this process.
+              ...(isChildSubreaper() && { adoptedBy: process.pid }),
+            }),
+      onOutsidersGone: reapAdopted,
+    });
     const { pgid } = group;
     reaper?.register(pgid);
     live.set(pgid, group);
@@ -116,15 +152,18 @@ export function createProcessSupervisor(options: ProcessSupervisorOptions = {}):
   }
 
   async function spawnGroup(spec: SpawnGroupOptions): Promise<SupervisedProcess> {
+    scopes += 1;
+    const scope = `${scopePrefix}.${scopes}`;
     const child = spawn(spec.command, [...(spec.args ?? [])], {
       detached: true,
-      env: { ...spec.env },
+      // The marker that finds the tree's processes again after they left the group.
+      env: { ...spec.env, [SCOPE_ENV]: scope },
       cwd: spec.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
     });
     // Register before anything can yield, so a daemon SIGKILL right now still reaps it.
-    const group = child.pid === undefined ? undefined : adopt(child);
+    const group = child.pid === undefined ? undefined : adopt(child, {}, scope);
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);

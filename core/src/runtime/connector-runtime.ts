@@ -7,16 +7,17 @@
  * changes one at a time.
  */
 import type { UpstreamTool } from '../contracts/index.js';
+import { isTuttiError } from '../errors/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
 import type { RouteRegistryApi, SkillSummary } from '../routes/index.js';
-import { publishShim, removeShim } from '../shims/index.js';
+import { listShimKeys, publishedGeneration, publishShim, removeShim } from '../shims/index.js';
 import { discoverSkills } from '../skills/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { createKeyQueue } from './key-queue.js';
-import { credentialEnv, launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
+import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
 import { type CallCounters, type TrackedClient, trackClient } from './tracked-client.js';
 import type {
   ConnectorState,
@@ -38,8 +39,14 @@ export interface ConnectorRuntimeOptions {
   launch?: UpstreamLauncher;
   startTimeoutMs?: number;
   backoff?: BackoffOptions;
-  /** A run at least this long resets the failure count (default 60 s). */
+  /**
+   * A run at least this long after ready was healthy (default 10 s): its crash restarts at
+   * once with the failure count reset. Only failed starts and crashes sooner than this
+   * (a crash loop) count towards the backoff.
+   */
   stableMs?: number;
+  /** The clock (ms), for tests. */
+  now?: () => number;
   /** Longest wait for an old generation's calls before it is closed (default 30 s). */
   drainMs?: number;
   counters?: CallCounters & { restart(key: string): void; crash(key: string): void };
@@ -67,13 +74,14 @@ interface Active {
   /** Store revision the serving upstream came from. */
   revision: number;
   generation?: number;
-  shimGeneration?: number;
   connection?: UpstreamConnection;
   client?: TrackedClient;
   skills: SkillSummary[];
   skillRoot?: string;
   /** Tools the route serving now holds (0 while none serves). */
   toolCount: number;
+  /** The upstream's tool list last committed, as JSON (to skip a list_changed that changed nothing). */
+  listed?: string;
   failures: number;
   restarts: number;
   lastError?: string;
@@ -84,6 +92,9 @@ interface Active {
 
 const MAX_EVENTS = 500;
 
+/** How long a run must last after ready to count as healthy (10 s). */
+export const DEFAULT_STABLE_MS = 10_000;
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -93,10 +104,14 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const { store, registry, routes, binDir, logger } = options;
   const launch = options.launch ?? launchUpstream;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const stableMs = options.stableMs ?? 60_000;
+  const stableMs = options.stableMs ?? DEFAULT_STABLE_MS;
+  const now = options.now ?? Date.now;
   const drainMs = options.drainMs ?? 30_000;
   const queue = createKeyQueue();
   const actives = new Map<string, Active>();
+  /** The shim published per key: its generation and the release it points at. */
+  const shims = new Map<string, { generation: number; digest: string }>();
+  let swept = false;
   const recorded: RuntimeEvent[] = [];
   let closed = false;
 
@@ -132,8 +147,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     void closing.then(() => retiring.delete(closing));
   }
 
-  /** Publishes route metadata and the CLI shim of `entry` at `generation`. */
-  async function publish(entry: Active, generation: number, previousShim?: number) {
+  /** Publishes the route metadata of `entry` at `generation`. */
+  function publish(entry: Active, generation: number) {
     const { key, connector } = entry;
     const ready = 'ready' as const;
     routes.commit(key, generation, {
@@ -143,32 +158,47 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       ...(connector.paths.cli && { cli: { status: ready } }),
       skills: entry.skills,
     });
-    const cli = connector.paths.cli;
-    if (cli) {
-      const credential = await store.credential(key);
-      await publishShim({
-        binDir,
-        key,
-        generation,
-        entrypoint: { command: cli.command, args: [...cli.args] },
-        env: credentialEnv(connector, credential),
-      });
-      entry.shimGeneration = generation;
-    } else if (previousShim !== undefined) {
-      await removeShim({ binDir, key, generation: previousShim });
-      entry.shimGeneration = undefined;
-    }
   }
 
-  function scheduleRetry(entry: Active) {
-    if (closed) return;
-    entry.failures++;
-    const delay = backoffDelay(entry.failures, backoff);
+  /**
+   * Makes `key`'s CLI shim match the store, whatever its upstream is doing: published for
+   * the installed release while the connector is installed and authorized, removed as
+   * soon as it is not. The shim holds no secret; it reads the credential file at run time.
+   */
+  async function syncShim(key: string, connector: InstalledConnector | undefined) {
+    const cli = connector?.paths.cli;
+    const current = shims.get(key);
+    if (connector && cli) {
+      if (current?.digest === connector.digest) return;
+      const auth = connector.manifest.auth;
+      const published = await publishShim({
+        binDir,
+        key,
+        generation: Math.max(connector.revision, current?.generation ?? 1),
+        entrypoint: { command: cli.command, args: [...cli.args] },
+        ...(auth.kind !== 'none' &&
+          auth.env && { credential: { env: auth.env, file: store.credentialFile(key) } }),
+      });
+      shims.set(key, { generation: published.generation, digest: connector.digest });
+      return;
+    }
+    shims.delete(key);
+    const generation = await publishedGeneration(binDir, key);
+    if (generation !== undefined) await removeShim({ binDir, key, generation });
+  }
+
+  /** Schedules the next start of `entry`: at once after a healthy run, else backed off. */
+  function scheduleRetry(entry: Active, afterHealthyRun = false): number {
+    if (closed) return 0;
+    if (afterHealthyRun) entry.failures = 0;
+    else entry.failures++;
+    const delay = afterHealthyRun ? 0 : backoffDelay(entry.failures, backoff);
     clearTimeout(entry.timer);
     entry.timer = setTimeout(() => {
       void queue.run(entry.key, () => retry(entry));
     }, delay);
     entry.timer.unref();
+    return delay;
   }
 
   async function retry(entry: Active) {
@@ -229,16 +259,15 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
           entry.client,
           connection.tools,
         ).localNames.length;
+        entry.listed = JSON.stringify(connection.tools);
       } else {
         registry.remove(key, generation);
       }
       entry.generation = generation;
       entry.state = 'ready';
-      entry.startedAt = Date.now();
+      entry.startedAt = now();
       actives.set(key, entry);
-      await publish(entry, generation, previous?.shimGeneration).catch((error: unknown) => {
-        logger.error({ connector: key, err: message(error) }, 'publishing the connector failed');
-      });
+      publish(entry, generation);
       if (kind === 'restarted') {
         entry.restarts++;
         options.counters?.restart(key);
@@ -252,7 +281,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       failed.lastError = detail;
       if (!keepPrevious) entry.state = 'failed';
       record(key, 'start-failed', generation, detail);
-      scheduleRetry(failed);
+      // A refused credential stays refused: wait for a new one (a new revision) instead.
+      if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) scheduleRetry(failed);
       return;
     }
     if (previous && previous !== entry) {
@@ -265,6 +295,9 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     if (closed || actives.get(entry.key) !== entry || entry.state !== 'ready' || !entry.client) {
       return;
     }
+    // list_changed with the very same list: nothing to publish, no new generation.
+    const listed = JSON.stringify(tools);
+    if (listed === entry.listed) return;
     const generation = await store.nextRevision(entry.key);
     try {
       entry.toolCount = registry.commit(
@@ -278,16 +311,11 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       record(entry.key, 'start-failed', generation, entry.lastError);
       return;
     }
-    const previousShim = entry.shimGeneration;
+    entry.listed = listed;
     entry.generation = generation;
     entry.attempted = generation;
     entry.revision = generation;
-    await publish(entry, generation, previousShim).catch((error: unknown) => {
-      logger.error(
-        { connector: entry.key, err: message(error) },
-        'publishing the connector failed',
-      );
-    });
+    publish(entry, generation);
     record(entry.key, 'tools-changed', generation, `${tools.length} tools`);
   }
 
@@ -300,11 +328,9 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     entry.connection = undefined;
     entry.client = undefined;
     entry.lastError = `upstream ${info.reason}`;
-    if (entry.startedAt !== undefined && Date.now() - entry.startedAt >= stableMs) {
-      entry.failures = 0;
-    }
-    record(entry.key, 'crashed', entry.generation, info.reason);
-    scheduleRetry(entry);
+    const healthy = entry.startedAt !== undefined && now() - entry.startedAt >= stableMs;
+    const delay = scheduleRetry(entry, healthy);
+    record(entry.key, 'crashed', entry.generation, `${info.reason}; restart in ${delay} ms`);
   }
 
   async function retire(entry: Active, reason: string) {
@@ -313,11 +339,6 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     if (entry.generation !== undefined) {
       registry.remove(entry.key, entry.generation);
       routes.remove(entry.key, entry.generation);
-    }
-    if (entry.shimGeneration !== undefined) {
-      await removeShim({ binDir, key: entry.key, generation: entry.shimGeneration }).catch(
-        (error: unknown) => logger.error({ connector: entry.key, err: message(error) }, 'shim'),
-      );
     }
     record(entry.key, 'removed', entry.generation, reason);
     await closeConnection(entry).catch(() => undefined);
@@ -328,6 +349,9 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     const connector = store.get(key);
     const ready = connector !== undefined && (await store.authReady(key));
     const active = actives.get(key);
+    await syncShim(key, ready ? connector : undefined).catch((error: unknown) => {
+      logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
+    });
     if (!connector || !ready) {
       if (active) await retire(active, connector ? 'authorization lost' : 'uninstalled');
       return;
@@ -339,12 +363,17 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   return {
     async reconcile() {
       const keys = new Set([...store.installed().map((c) => c.key), ...actives.keys()]);
+      // Shims left by an earlier daemon (of connectors gone since) are removed too.
+      if (!swept) {
+        swept = true;
+        for (const key of await listShimKeys(binDir)) keys.add(key);
+      }
       await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
     },
     status() {
       return [...actives.values()]
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .map(statusOf);
+        .map((entry) => statusOf(entry, shims.has(entry.key)));
     },
     events: () => recorded.slice(),
     async close() {
@@ -362,7 +391,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   };
 }
 
-function statusOf(entry: Active): ConnectorStatus {
+function statusOf(entry: Active, shimPublished: boolean): ConnectorStatus {
   const serving = entry.state === 'ready' || entry.generation !== undefined;
   const mcpStatus =
     entry.state === 'ready' ? 'ready' : entry.state === 'failed' ? 'unavailable' : 'starting';
@@ -379,7 +408,7 @@ function statusOf(entry: Active): ConnectorStatus {
     ...(entry.skillRoot !== undefined && { skillRoot: entry.skillRoot }),
     ...(entry.connector.paths.mcp && { mcp: mcpStatus }),
     ...(entry.connector.paths.cli && {
-      cli: entry.shimGeneration !== undefined ? 'ready' : 'unavailable',
+      cli: shimPublished ? 'ready' : 'unavailable',
     }),
   };
 }

@@ -79,14 +79,14 @@ describe('publishShim', () => {
     expect(cmd).toContain('"/releases/g5/bin/cli" "--from" "g5" %*');
   });
 
-  it('refuses an invalid key, generation, environment name or a NUL byte', async () => {
+  it('refuses an invalid key, generation, credential variable name or a NUL byte', async () => {
     const base = { binDir, key: 'demo', generation: 1, entrypoint: entrypoint('x') };
     const attempts = [
       publishShim({ ...base, key: 'Bad_Key' }),
       publishShim({ ...base, generation: 0 }),
-      publishShim({ ...base, env: { 'NOT-A-NAME': 'x' } }),
+      publishShim({ ...base, credential: { env: 'NOT-A-NAME', file: '/c/demo.secret' } }),
       publishShim({ ...base, entrypoint: { command: '/bin/x', args: ['a\0b'] } }),
-      publishShim({ ...base, windows: true, env: { PEM: 'line\nline' } }),
+      publishShim({ ...base, windows: true, credential: { env: 'K', file: '/c/a\nb' } }),
     ];
     const codes = (await Promise.allSettled(attempts)).map((outcome) =>
       outcome.status === 'rejected' && isTuttiError(outcome.reason) ? outcome.reason.code : 'ok',
@@ -101,20 +101,21 @@ describe('publishShim', () => {
     expect(existsSync(binDir)).toBe(false);
   });
 
-  it('keeps secret values out of its error messages', async () => {
-    const error = await publishShim({
+  it('names the credential file in the shim, never a value', async () => {
+    const file = join(binDir, '..', 'credentials', 'demo.secret');
+    await publishShim({
       binDir,
       key: 'demo',
       generation: 1,
       entrypoint: entrypoint('x'),
       windows: true,
-      env: { API_KEY: 'sk-very-secret\nvalue' },
-    }).then(
-      () => new Error('publishShim accepted a value a .cmd file cannot hold'),
-      (caught: unknown) => caught as Error,
-    );
-    expect(error.message).toContain('API_KEY');
-    expect(error.message).not.toContain('sk-very-secret');
+      credential: { env: 'DEMO_API_KEY', file },
+    });
+    const sh = await readFile(join(binDir, 'tutti-connector-demo'), 'utf8');
+    const cmd = await readFile(join(binDir, 'tutti-connector-demo.cmd'), 'utf8');
+    expect(sh).toContain(`IFS= read -r DEMO_API_KEY < ${shQuote(file)}`);
+    expect(cmd).toContain(`set /p "DEMO_API_KEY=" < "${file}"`);
+    expect(cmd).toContain('set "NoDefaultCurrentDirectoryInExePath=1"');
   });
 });
 

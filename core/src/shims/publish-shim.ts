@@ -6,9 +6,10 @@
  * replaces a newer one, and remove only deletes the generation it names.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { TuttiError } from '../errors/index.js';
+import { CONNECTOR_KEY_PATTERN } from '../manifest/index.js';
 import { assertConnectorKey } from '../registry/local-name.js';
 import { withKeyLock } from './key-lock.js';
 import { invalidShimInput } from './shell-quote.js';
@@ -16,6 +17,7 @@ import {
   readGenerationMarker,
   renderCmdScript,
   renderShScript,
+  type ShimCredential,
   type ShimEntrypoint,
 } from './shim-script.js';
 
@@ -32,8 +34,8 @@ export interface PublishShimOptions {
   generation: number;
   /** The current release's CLI entrypoint. */
   entrypoint: ShimEntrypoint;
-  /** Only the environment the connector is allowed to see; written into the shim. */
-  env?: Readonly<Record<string, string>>;
+  /** Where the shim reads the connector's credential when it runs (never the value itself). */
+  credential?: ShimCredential;
   /** Also write the Windows `.cmd` twin (default: on Windows only). */
   windows?: boolean;
 }
@@ -80,6 +82,16 @@ export async function publishedGeneration(
   }
 }
 
+/** Keys of every shim published in `binDir` (an absent folder holds none). */
+export async function listShimKeys(binDir: string): Promise<string[]> {
+  const names = await readdir(resolve(binDir)).catch(() => [] as string[]);
+  return names
+    .filter((name) => name.startsWith(SHIM_PREFIX))
+    .map((name) => name.slice(SHIM_PREFIX.length))
+    .filter((key) => CONNECTOR_KEY_PATTERN.test(key))
+    .sort();
+}
+
 async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
   const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
@@ -101,7 +113,12 @@ async function writeAtomically(path: string, text: string, mode: number): Promis
 export async function publishShim(options: PublishShimOptions): Promise<PublishedShim> {
   const { key, generation, entrypoint } = options;
   checkKeyAndGeneration(key, generation);
-  const input = { key, generation, entrypoint, env: options.env ?? {} };
+  const input = {
+    key,
+    generation,
+    entrypoint,
+    ...(options.credential && { credential: options.credential }),
+  };
   const sh = renderShScript(input);
   const windows = options.windows ?? process.platform === 'win32';
   const cmd = windows ? renderCmdScript(input) : undefined;

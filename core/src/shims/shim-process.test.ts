@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { publishShim } from './publish-shim.js';
+import { SHIM_NO_CREDENTIAL_EXIT, type ShimCredential } from './shim-script.js';
 
 const TARGET = new URL('./fixtures/shim-target.mjs', import.meta.url);
 
@@ -66,13 +67,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function publish(mode: string, generation = 1, env: Record<string, string> = {}) {
+async function publish(mode: string, generation = 1, credential?: ShimCredential) {
   return publishShim({
     binDir,
     key: 'demo',
     generation,
     entrypoint: { command: process.execPath, args: [target, mode] },
-    env,
+    ...(credential && { credential }),
   });
 }
 
@@ -97,12 +98,88 @@ describe('a published shim run as a real process', () => {
     expect(report.pid).toBe(result.child.pid);
   });
 
-  it('exports the connector environment exactly as given', async () => {
-    const secret = `it's "$HOME" \`id\` \\ \nline two`;
-    const { path } = await publish('report', 1, { TUTTI_TEST_SECRET: secret });
-    const result = run(path);
-    await result.exited;
-    expect(JSON.parse(result.stdout().toString()).secret).toBe(secret);
+  it('reads the credential from its file at every run, and refuses to run without it', async () => {
+    const file = join(dir, 'credentials', 'demo.secret');
+    await mkdir(join(dir, 'credentials'));
+    const { path } = await publish('report', 1, { env: 'TUTTI_TEST_SECRET', file });
+    const shimText = await readFile(path, 'utf8');
+    const first = `it's "$HOME" \`id\` \\ $(echo no) %PATH% ü`;
+    await writeFile(file, `${first}\n`, { mode: 0o600 });
+    const one = run(path);
+    expect(await one.exited).toEqual({ code: 0, signal: null });
+    expect(JSON.parse(one.stdout().toString()).secret).toBe(first);
+    // A changed credential reaches the very next run; the shim itself never changed.
+    await writeFile(file, 'second-value\n', { mode: 0o600 });
+    const two = run(path);
+    await two.exited;
+    expect(JSON.parse(two.stdout().toString()).secret).toBe('second-value');
+    expect(await readFile(path, 'utf8')).toBe(shimText);
+    expect(shimText).not.toContain('second-value');
+    await rm(file);
+    const three = run(path);
+    expect(await three.exited).toEqual({ code: SHIM_NO_CREDENTIAL_EXIT, signal: null });
+    expect(three.stdout().length).toBe(0);
+    expect(three.stderr().toString()).toContain('connector "demo" has no credential');
+  });
+
+  it('never runs a command from the working folder through a relative PATH entry', async () => {
+    const trusted = join(dir, 'trusted-bin');
+    const work = join(dir, 'work');
+    await mkdir(trusted);
+    await mkdir(join(work, 'bin'), { recursive: true });
+    const fake = (label: string) => `#!/bin/sh\necho ${label}\n`;
+    for (const place of [join(work, 'tutti-probe'), join(work, 'bin', 'tutti-probe')]) {
+      await writeFile(place, fake('from-the-working-folder'));
+      await chmod(place, 0o755);
+    }
+    await writeFile(join(trusted, 'tutti-probe'), fake('trusted'));
+    await chmod(join(trusted, 'tutti-probe'), 0o755);
+    const { path } = await publishShim({
+      binDir,
+      key: 'probe',
+      generation: 1,
+      entrypoint: { command: 'tutti-probe', args: [] },
+    });
+    const child = spawn(path, [], {
+      cwd: work,
+      stdio: 'pipe',
+      env: { PATH: `.:bin::${trusted}:/usr/bin:/bin` },
+    });
+    children.add(child);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toBe('trusted\n');
+  });
+
+  it('runs the whole old or the whole new shim while it is being replaced, never a torn one', async () => {
+    const entry = (generation: number) => ({
+      command: '/bin/sh',
+      // A long script body makes a torn write visible: the label is printed at its end.
+      args: ['-c', `${': padding;'.repeat(400)} echo gen-${generation}`],
+    });
+    await publishShim({ binDir, key: 'swap', generation: 1, entrypoint: entry(1) });
+    const path = join(binDir, 'tutti-connector-swap');
+    let generation = 1;
+    let stop = false;
+    const writer = (async () => {
+      while (!stop) {
+        generation += 1;
+        await publishShim({ binDir, key: 'swap', generation, entrypoint: entry(generation) });
+      }
+    })();
+    const outcomes: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      const result = run(path);
+      const exit = await result.exited;
+      outcomes.push(exit.code === 0 ? result.stdout().toString() : `exit ${exit.code}`);
+    }
+    stop = true;
+    await writer;
+    expect(generation).toBeGreaterThan(2);
+    const torn = outcomes.filter((outcome) => !/^gen-\d+\n$/.test(outcome));
+    expect(torn).toEqual([]);
   });
 
   it('carries stdin to the target and its stdout and stderr back byte for byte', async () => {

@@ -1,9 +1,13 @@
 /**
  * One connector's credential on disk: `<home>/credentials/<key>.json`, mode 0600, in a
- * folder of mode 0700. Errors about it never carry the secret (nor a parser message,
- * which could quote it).
+ * folder of mode 0700, and beside it `<key>.secret` (0600) holding the bare secret on one
+ * line, which the connector's CLI shim reads each time it runs (so the shim itself never
+ * holds the secret). The `.json` file is the record; the `.secret` file exists only while
+ * it does: written before it, deleted before it, and put back in line by
+ * {@link alignSecretFiles} when the store opens. Errors never carry the secret (nor a
+ * parser message, which could quote it).
  */
-import { access, chmod, mkdir, readFile, rm } from 'node:fs/promises';
+import { access, chmod, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { TuttiError } from '../errors/index.js';
@@ -39,6 +43,11 @@ export async function ensureCredentialsDir(dir: string): Promise<void> {
 /** Path of `key`'s credential file. */
 export function credentialPath(dir: string, key: string): string {
   return join(dir, `${key}.json`);
+}
+
+/** Path of `key`'s bare secret file, read by its CLI shim at run time. */
+export function secretPath(dir: string, key: string): string {
+  return join(dir, `${key}.secret`);
 }
 
 /** Reads `key`'s credential; undefined when none is stored. */
@@ -80,6 +89,7 @@ export async function writeCredential(
 ): Promise<Credential> {
   const updatedAt = new Date().toISOString();
   const body = { version: 1, kind, secret: secret.reveal(), updatedAt };
+  await writeFileAtomic(secretPath(dir, key), `${secret.reveal()}\n`, { mode: 0o600 });
   await writeFileAtomic(credentialPath(dir, key), `${JSON.stringify(body)}\n`, { mode: 0o600 });
   return { kind, secret, updatedAt };
 }
@@ -91,6 +101,31 @@ export async function deleteCredential(dir: string, key: string): Promise<boolea
     () => true,
     () => false,
   );
+  // The secret the shims read goes first: from here on no CLI run gets it.
+  await rm(secretPath(dir, key), { force: true });
   await rm(path, { force: true });
   return existed;
+}
+
+/**
+ * Makes the `.secret` files match the `.json` records: deletes a secret file left without
+ * its record (a write or delete cut short) and writes the one a record lacks (a home from
+ * before secret files, or a delete cut short before the record went).
+ */
+export async function alignSecretFiles(dir: string): Promise<void> {
+  const names = new Set(await readdir(dir));
+  for (const name of names) {
+    if (name.endsWith('.secret') && !names.has(`${name.slice(0, -7)}.json`)) {
+      await rm(join(dir, name), { force: true });
+    }
+  }
+  for (const name of names) {
+    if (!name.endsWith('.json') || name.startsWith('.')) continue;
+    const key = name.slice(0, -5);
+    if (names.has(`${key}.secret`)) continue;
+    const stored = await readCredential(dir, key).catch(() => undefined);
+    if (stored) {
+      await writeFileAtomic(secretPath(dir, key), `${stored.secret.reveal()}\n`, { mode: 0o600 });
+    }
+  }
 }

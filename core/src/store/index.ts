@@ -2,6 +2,7 @@
 export * from './atomic-write.js';
 export * from './credential-file.js';
 export * from './home.js';
+export * from './release-copy.js';
 export * from './release-files.js';
 export * from './secret.js';
 export * from './store.js';

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
-import { copyRelease, digestRelease, listReleaseEntries } from './release-files.js';
+import { copyRelease } from './release-copy.js';
+import { digestRelease, listReleaseEntries } from './release-files.js';
 
 const temps: string[] = [];
 

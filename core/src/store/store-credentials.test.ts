@@ -1,4 +1,4 @@
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,6 +33,33 @@ describe('connector store: credentials', () => {
     expect(stored?.kind).toBe('api_key');
     expect(stored?.secret.reveal()).toBe(SECRET);
     expect(JSON.parse(await readFile(file, 'utf8')).secret).toBe(SECRET);
+  });
+
+  it('keeps the bare secret file for the CLI shim exactly as long as the credential', async () => {
+    const { home, store } = await storeWith('keyed');
+    const file = store.credentialFile('keyed');
+    expect(file).toBe(join(home, 'credentials/keyed.secret'));
+    await store.setCredential('keyed', SECRET);
+    expect(await readFile(file, 'utf8')).toBe(`${SECRET}\n`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    await store.setCredential('keyed', `${SECRET}-2`);
+    expect(await readFile(file, 'utf8')).toBe(`${SECRET}-2\n`);
+    await store.clearCredential('keyed');
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+    await store.setCredential('keyed', SECRET);
+    await store.uninstall('keyed');
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('puts secret files in line with the credential records when it opens', async () => {
+    const { home, store } = await storeWith('keyed');
+    await store.setCredential('keyed', SECRET);
+    const dir = join(home, 'credentials');
+    await rm(join(dir, 'keyed.secret'));
+    await writeFile(join(dir, 'gone.secret'), 'left-behind\n', { mode: 0o600 });
+    await openStore(home);
+    expect(await readFile(join(dir, 'keyed.secret'), 'utf8')).toBe(`${SECRET}\n`);
+    await expect(stat(join(dir, 'gone.secret'))).rejects.toThrow(/ENOENT/);
   });
 
   it('makes auth ready only once a credential of the declared kind is stored', async () => {

@@ -2,6 +2,7 @@
 import type { TuttiError } from '../errors/index.js';
 import type { ConnectorManifest, ResolvedRelease } from '../manifest/index.js';
 import type { Credential } from './credential-file.js';
+import type { ReleaseLimits } from './release-copy.js';
 import type { Secret } from './secret.js';
 
 /** One installed connector: its manifest and immutable, content-addressed release. */
@@ -44,6 +45,12 @@ export interface RevisionChange {
 export interface StoreOptions {
   /** Told about each problem the store recovered from (also kept in `problems`). */
   readonly onProblem?: (problem: TuttiError) => void;
+  /** Caps on one release (default 256 MiB of files, 100,000 entries). */
+  readonly releaseLimits?: Partial<ReleaseLimits>;
+  /** Longest the copy of one release may take, in ms (default 120 s). */
+  readonly installTimeoutMs?: number;
+  /** Longest one store change may hold the store, in ms (default 30 s). */
+  readonly operationTimeoutMs?: number;
 }
 
 /** The connector store under one tutti home. Writes are serialized within the process. */
@@ -69,6 +76,11 @@ export interface ConnectorStore {
   clearCredential(key: string): Promise<RevisionChange>;
   /** `key`'s stored credential, or undefined. */
   credential(key: string): Promise<Credential | undefined>;
+  /**
+   * Absolute path of the 0600 file that holds `key`'s bare secret while a credential is
+   * stored (deleted with it); CLI shims read it when they run.
+   */
+  credentialFile(key: string): string;
   /** True when `key` is installed and needs no credential or has one of its auth kind. */
   authReady(key: string): Promise<boolean>;
   /** Takes and persists a new revision for `key` (e.g. to restart a crashed upstream). */

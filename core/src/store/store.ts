@@ -3,6 +3,7 @@
  * `releases/<digest>/` content-addressed releases, `state/installed.json` (+ `.last-good`)
  * with the installed digest and last revision per key, `credentials/<key>.json` (0600).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -16,15 +17,17 @@ import {
 } from '../manifest/index.js';
 import { fsyncDir, isProcessAlive, removeStrayTempFiles } from './atomic-write.js';
 import {
+  alignSecretFiles,
   deleteCredential,
   ensureCredentialsDir,
   readCredential,
+  secretPath,
   writeCredential,
 } from './credential-file.js';
 import { readGuardedJson, writeGuardedJson } from './guarded-json-file.js';
-import { copyRelease } from './release-files.js';
+import { copyRelease } from './release-copy.js';
 import { Secret } from './secret.js';
-import { createSerialQueue } from './serial-queue.js';
+import { createSerialQueue, withTimeLimit } from './serial-queue.js';
 import { EMPTY_STATE, type StoreState, storeStateSchema } from './store-state.js';
 import type {
   ConnectorStore,
@@ -35,6 +38,11 @@ import type {
 } from './store-types.js';
 
 const STAGING = /^\.staging-(\d+)-[0-9a-f]+$/;
+
+/** Longest a single store change may hold the store (default 30 s). */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
+/** Longest the copy of one release may take (default 120 s). */
+export const DEFAULT_INSTALL_TIMEOUT_MS = 120_000;
 
 function checkKey(key: string): void {
   if (!CONNECTOR_KEY_PATTERN.test(key))
@@ -95,6 +103,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   await ensureCredentialsDir(credentialsDir);
   await removeStrayTempFiles(stateDir);
   await removeStrayTempFiles(credentialsDir);
+  await alignSecretFiles(credentialsDir);
   for (const name of await readdir(releasesDir)) {
     const match = STAGING.exec(name);
     if (match && !isProcessAlive(Number(match[1]))) {
@@ -128,10 +137,29 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     }
   }
 
-  const serialize = createSerialQueue();
+  const operationMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+  const installMs = options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS;
+  const timeout = (operation: string, ms: number, what: string) => () =>
+    new TuttiError('TUTTI_ERR_STORE_TIMEOUT', {
+      operation,
+      seconds: Math.round(ms / 100) / 10,
+      what,
+    });
+  const serialize = createSerialQueue({
+    timeoutMs: operationMs,
+    timeoutError: timeout('a change', operationMs, `the tutti home "${root}"`),
+  });
+  /** Each queued operation's own signal, checked before every change it makes. */
+  const operation = new AsyncLocalStorage<AbortSignal>();
+  const mayChange = () => operation.getStore()?.throwIfAborted();
+  const queued =
+    <A extends unknown[], T>(task: (...args: A) => Promise<T>) =>
+    (...args: A): Promise<T> =>
+      serialize((signal) => operation.run(signal, () => task(...args)));
 
   /** Persists `next` and only then makes it the current state. */
   const commit = async (next: StoreState): Promise<void> => {
+    mayChange();
     await writeGuardedJson(stateFile, next);
     state = next;
   };
@@ -150,67 +178,78 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     return revision;
   };
 
-  /** Copies `source` into `releases/<digest>` (or finds it there) and returns both. */
-  const storeRelease = async (source: string): Promise<{ digest: string; dir: string }> => {
+  /**
+   * Copies `source` into a private staging folder under `releases/`, outside the queue
+   * (a slow or hostile source folder holds up nothing else), within the install time limit.
+   */
+  const stageRelease = async (source: string, staging: string): Promise<string> =>
+    withTimeLimit(
+      (signal) =>
+        copyRelease(source, staging, {
+          signal,
+          ...(options.releaseLimits && { limits: options.releaseLimits }),
+        }),
+      installMs,
+      timeout(`the copy of "${source}"`, installMs, 'the release folder'),
+    );
+
+  const install = async (releaseDir: string): Promise<InstallResult> => {
+    const source = resolve(releaseDir);
     const staging = join(releasesDir, `.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
-      const digest = await copyRelease(source, staging);
-      const dir = join(releasesDir, digest);
-      try {
-        await rename(staging, dir);
-        await fsyncDir(releasesDir);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-      }
-      return { digest, dir };
+      const digest = await stageRelease(source, staging);
+      // Validated on the copy, the only thing installed; errors name the user's folder.
+      const manifest = await readManifest(staging, source);
+      return await queued(async () => {
+        const dir = join(releasesDir, digest);
+        mayChange();
+        try {
+          await rename(staging, dir);
+          await fsyncDir(releasesDir);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+        }
+        const key = manifest.key;
+        const existing = views.get(key);
+        if (existing && existing.digest === digest) {
+          return Object.freeze({ ...existing, changed: false });
+        }
+        const installedAt = new Date().toISOString();
+        const revisions = bumped(key);
+        await commit({
+          ...state,
+          connectors: { ...state.connectors, [key]: { digest, installedAt } },
+          revisions,
+        });
+        const view = await describe(key, manifest, dir, digest, installedAt, revisions[key]!);
+        views = new Map(views).set(key, view);
+        return Object.freeze({
+          ...view,
+          changed: true,
+          ...(existing && { previousDigest: existing.digest }),
+        });
+      })();
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
   };
 
-  const install = (releaseDir: string): Promise<InstallResult> =>
-    serialize(async () => {
-      const source = resolve(releaseDir);
-      await readManifest(source); // errors name the user's folder, not the staging copy
-      const { digest, dir } = await storeRelease(source);
-      const manifest = await readManifest(dir);
-      const key = manifest.key;
-      const current = views.get(key);
-      if (current && current.digest === digest) {
-        return Object.freeze({ ...current, changed: false });
-      }
-      const installedAt = new Date().toISOString();
-      const revisions = bumped(key);
-      await commit({
-        ...state,
-        connectors: { ...state.connectors, [key]: { digest, installedAt } },
-        revisions,
-      });
-      const view = await describe(key, manifest, dir, digest, installedAt, revisions[key]!);
-      views = new Map(views).set(key, view);
-      return Object.freeze({
-        ...view,
-        changed: true,
-        ...(current && { previousDigest: current.digest }),
-      });
-    });
-
-  const uninstall = (key: string): Promise<RevisionChange> =>
-    serialize(async () => {
-      checkKey(key);
-      if (!(key in state.connectors)) {
-        return { key, revision: state.revisions[key] ?? 0, changed: false };
-      }
-      // The secret goes first: a crash in between must not leave it behind for a later install.
-      await deleteCredential(credentialsDir, key);
-      const { [key]: _removed, ...connectors } = state.connectors;
-      const revisions = bumped(key);
-      await commit({ ...state, connectors, revisions });
-      views = new Map(views);
-      views.delete(key);
-      return { key, revision: revisions[key]!, changed: true };
-    });
+  const uninstall = queued(async (key: string): Promise<RevisionChange> => {
+    checkKey(key);
+    if (!(key in state.connectors)) {
+      return { key, revision: state.revisions[key] ?? 0, changed: false };
+    }
+    // The secret goes first: a crash in between must not leave it behind for a later install.
+    mayChange();
+    await deleteCredential(credentialsDir, key);
+    const { [key]: _removed, ...connectors } = state.connectors;
+    const revisions = bumped(key);
+    await commit({ ...state, connectors, revisions });
+    views = new Map(views);
+    views.delete(key);
+    return { key, revision: revisions[key]!, changed: true };
+  });
 
   const requireInstalled = (key: string): InstalledConnector => {
     checkKey(key);
@@ -219,8 +258,8 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     return view;
   };
 
-  const setCredential = (key: string, secret: string | Secret): Promise<RevisionChange> =>
-    serialize(async () => {
+  const setCredential = queued(
+    async (key: string, secret: string | Secret): Promise<RevisionChange> => {
       const view = requireInstalled(key);
       const wrapped = typeof secret === 'string' ? new Secret(secret) : secret;
       const auth = view.manifest.auth;
@@ -230,18 +269,20 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
       if (existing && existing.kind === auth.kind && existing.secret.equals(wrapped)) {
         return { key, revision: view.revision, changed: false };
       }
+      mayChange();
       await writeCredential(credentialsDir, key, auth.kind, wrapped);
       return { key, revision: await takeRevision(key), changed: true };
-    });
+    },
+  );
 
-  const clearCredential = (key: string): Promise<RevisionChange> =>
-    serialize(async () => {
-      checkKey(key);
-      if (!(await deleteCredential(credentialsDir, key))) {
-        return { key, revision: state.revisions[key] ?? 0, changed: false };
-      }
-      return { key, revision: await takeRevision(key), changed: true };
-    });
+  const clearCredential = queued(async (key: string): Promise<RevisionChange> => {
+    checkKey(key);
+    mayChange();
+    if (!(await deleteCredential(credentialsDir, key))) {
+      return { key, revision: state.revisions[key] ?? 0, changed: false };
+    }
+    return { key, revision: await takeRevision(key), changed: true };
+  });
 
   const credential = async (key: string) => {
     checkKey(key);
@@ -258,17 +299,17 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     return stored?.kind === auth.kind;
   };
 
-  const pruneReleases = (): Promise<string[]> =>
-    serialize(async () => {
-      const used = new Set(Object.values(state.connectors).map((record) => record.digest));
-      const removed: string[] = [];
-      for (const name of await readdir(releasesDir)) {
-        if (name.startsWith('.') || used.has(name)) continue;
-        await rm(join(releasesDir, name), { recursive: true, force: true });
-        removed.push(name);
-      }
-      return removed.sort();
-    });
+  const pruneReleases = queued(async (): Promise<string[]> => {
+    const used = new Set(Object.values(state.connectors).map((record) => record.digest));
+    const removed: string[] = [];
+    for (const name of await readdir(releasesDir)) {
+      if (name.startsWith('.') || used.has(name)) continue;
+      mayChange();
+      await rm(join(releasesDir, name), { recursive: true, force: true });
+      removed.push(name);
+    }
+    return removed.sort();
+  });
 
   return Object.freeze({
     home: root,
@@ -280,12 +321,15 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     setCredential,
     clearCredential,
     credential,
+    credentialFile: (key: string) => {
+      checkKey(key);
+      return secretPath(credentialsDir, key);
+    },
     authReady,
-    nextRevision: (key: string) =>
-      serialize(async () => {
-        checkKey(key);
-        return takeRevision(key);
-      }),
+    nextRevision: queued(async (key: string) => {
+      checkKey(key);
+      return takeRevision(key);
+    }),
     revision: (key: string) => state.revisions[key] ?? 0,
     pruneReleases,
   });

@@ -6,8 +6,10 @@
 import {
   type ClientOptions,
   type FetchLike,
+  SdkHttpError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { unauthorizedStatus } from './http-status.js';
 import type { UpstreamCommonOptions, UpstreamConnection } from './types.js';
 import { connectUpstream } from './upstream-connection.js';
 
@@ -39,14 +41,30 @@ export function describeUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
-/** Network-level failures (no HTTP answer at all) that mean the upstream is unreachable. */
-function isUnreachable(error: unknown): boolean {
-  return (
+/**
+ * Why a failed request means this connection is over, or undefined when it does not: the
+ * server is unreachable, refused the credential (401/403), or no longer knows the session
+ * (the server restarted): 404 as the spec says, or the 400 "No valid session ID" that
+ * servers built on the v1 SDK example answer. The reason never quotes the server's answer.
+ */
+function hardFailure(error: unknown, sessionId: string | undefined): string | undefined {
+  if (
     error instanceof TypeError &&
     /fetch failed|ECONNREFUSED|ECONNRESET/i.test(
       `${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`,
     )
-  );
+  ) {
+    return error.message;
+  }
+  const refused = unauthorizedStatus(error);
+  if (refused !== undefined) return `the server refused the credential (HTTP ${refused})`;
+  if (error instanceof SdkHttpError && sessionId !== undefined) {
+    const text = String((error.data as { text?: unknown } | undefined)?.text ?? '');
+    if (error.status === 404 || (error.status === 400 && /session/i.test(text))) {
+      return `the server no longer knows the session (HTTP ${error.status})`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -68,7 +86,7 @@ export async function openHttpUpstream(options: HttpUpstreamOptions): Promise<Up
         supportedProtocolVersions: HTTP_PROTOCOL_VERSIONS,
       },
       exitInfo: () => undefined,
-      isHardFailure: isUnreachable,
+      hardFailure: (error) => hardFailure(error, transport.sessionId),
     },
     options,
   );

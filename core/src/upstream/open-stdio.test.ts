@@ -104,13 +104,14 @@ describe('openStdioUpstream', () => {
     expect(failed.content).toEqual([{ type: 'text', text: 'failed: nope' }]);
   });
 
-  it('gives the server exactly the environment asked for, plus PATH', async () => {
+  it('gives the server exactly the environment asked for, plus PATH and its tree marker', async () => {
     const upstream = await start();
     const result = await upstream.callTool('env_keys', {});
     const keys = JSON.parse((result.content[0] as { text: string }).text) as string[];
     expect(keys.filter((key) => !['PATH'].includes(key))).toEqual([
       'FIXTURE_SECRET',
       'HOME',
+      'TUTTI_PROCESS_SCOPE',
       'XDG_CONFIG_HOME',
     ]);
   });

@@ -20,6 +20,7 @@ export interface StdioUpstreamOptions extends UpstreamCommonOptions {
   /**
    * The server's whole environment (credentials belong here). Only PATH and HOME are
    * taken from the daemon, and only when absent here; nothing else of the daemon leaks.
+   * The supervisor adds `TUTTI_PROCESS_SCOPE`, the marker of the server's process tree.
    */
   env?: Readonly<Record<string, string>>;
   cwd?: string;

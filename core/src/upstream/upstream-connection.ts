@@ -25,6 +25,7 @@ import type {
   UpstreamConnection,
   UpstreamExitInfo,
 } from './types.js';
+import { unauthorizedStatus } from './http-status.js';
 
 const CLIENT_INFO = { name: 'tutti-connector', version: '0.1.0' };
 const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -40,8 +41,11 @@ export interface UpstreamSetup {
   exitInfo(): UpstreamExitInfo | undefined;
   pid?(): number | undefined;
   stderrTail?(): string;
-  /** True when a failed request means the upstream is gone (HTTP: unreachable). */
-  isHardFailure?(error: unknown): boolean;
+  /**
+   * Why a failed request means the upstream is gone (HTTP: unreachable, credential refused,
+   * session unknown), or undefined when it does not.
+   */
+  hardFailure?(error: unknown): string | undefined;
   /**
    * Installs a handler that sees every incoming message before the SDK client and consumes
    * those it returns true for. Given by transports of the 2025 era only (stdio): then
@@ -155,9 +159,11 @@ export async function connectUpstream(
     });
     setup.intercept(raw.intercept);
   }
-  // A 2026-07-28 list_changed stream that drops unexpectedly means the server went away.
+  // A 2026-07-28 list_changed stream that ends other than by our own close means the
+  // server went away (a server shutting down ends it gracefully): connect again.
   void client.autoOpenedSubscription?.closed.then((how) => {
     if (how === 'remote') fail({ reason: 'subscription stream dropped' });
+    else if (how !== 'local') fail({ reason: 'the server closed its subscription stream' });
   });
   logger?.debug(
     { target, protocolVersion: client.getNegotiatedProtocolVersion(), tools: tools.length },
@@ -170,8 +176,9 @@ export async function connectUpstream(
       return new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool }, { cause: error });
     }
     if (isConnectionClosed(error) || closing || ended) return gone();
-    if (setup.isHardFailure?.(error)) {
-      fail({ reason: (error as Error).message });
+    const hard = setup.hardFailure?.(error);
+    if (hard !== undefined) {
+      fail({ reason: hard });
       return gone();
     }
     const cause = { cause: error };
@@ -268,6 +275,14 @@ function startError(
   exit: UpstreamExitInfo | undefined,
 ): TuttiError {
   if (isTuttiError(error) && error.code !== 'TUTTI_ERR_UPSTREAM_START_TIMEOUT') return error;
+  const refused = unauthorizedStatus(error);
+  if (refused !== undefined) {
+    return new TuttiError(
+      'TUTTI_ERR_UPSTREAM_UNAUTHORIZED',
+      { target, status: refused },
+      { cause: error },
+    );
+  }
   if (timedOut || isTuttiError(error, 'TUTTI_ERR_UPSTREAM_START_TIMEOUT')) {
     return new TuttiError(
       'TUTTI_ERR_UPSTREAM_START_TIMEOUT',
