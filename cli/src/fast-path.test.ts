@@ -179,10 +179,12 @@ describe('the tutti bin on its fast path', () => {
   });
 
   it('reads the oclif manifest the commands give (npm run -w @tutti/cli manifest)', async () => {
-    const { commandsManifest } = (await import(
-      new URL('../scripts/oclif-manifest.mjs', import.meta.url).href
-    )) as { commandsManifest: () => Promise<unknown> };
+    // In a plain node process: oclif loads the built commands as a user's node would.
+    const { stdout } = await run(process.execPath, [
+      join(CLI_ROOT, 'scripts', 'oclif-manifest.mjs'),
+      '--print',
+    ]);
     const committed = JSON.parse(await readFile(join(CLI_ROOT, 'oclif.manifest.json'), 'utf8'));
-    expect(committed).toEqual(await commandsManifest());
+    expect(committed).toEqual(JSON.parse(stdout));
   });
 });
