@@ -1,7 +1,8 @@
 /**
  * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
- * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]` (logs: `warn` by
+ * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
+ * `[--permission-timeout MS]` (logs: `warn` by
  * default, `info` with `--json`; the limits are described in docs/limits.md):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
@@ -42,6 +43,8 @@ export interface TuttidArgs {
     maxArgumentDepth?: number;
     /** Longest an agent may take to start a session or answer one request, in ms. */
     agentTimeoutMs?: number;
+    /** How long a turn's permission request waits for an answer, in ms. */
+    permissionTimeoutMs?: number;
   };
   /** Cap on the files of one installed release, in MiB (default: the store's, 256). */
   maxReleaseMb?: number;
@@ -87,6 +90,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         'max-listen-streams': { type: 'string' },
         'max-argument-depth': { type: 'string' },
         'agent-timeout': { type: 'string' },
+        'permission-timeout': { type: 'string' },
         'max-release-mb': { type: 'string' },
       },
       strict: true,
@@ -117,6 +121,10 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         '--max-argument-depth',
       ),
       agentTimeoutMs: countOf(values['agent-timeout'] as string | undefined, '--agent-timeout'),
+      permissionTimeoutMs: countOf(
+        values['permission-timeout'] as string | undefined,
+        '--permission-timeout',
+      ),
     },
     ...(values['max-release-mb'] !== undefined && {
       maxReleaseMb: megabytesOf(values['max-release-mb'] as string),

@@ -21,6 +21,9 @@ export interface AgentDaemon {
   readonly tmp: string;
   /** HOME, XDG_* and PATH (with the repository's `node_modules/.bin`) for an agent. */
   readonly env: Record<string, string>;
+  /** The daemon's own CODEX_HOME and TUTTI_AGENT_HOME: the user config its sessions start from. */
+  readonly codexHome: string;
+  readonly tuttiAgentHome: string;
   /** Installs a release folder and returns the control API's answer body. */
   install(path: string): Promise<{ key: string; runtime: { state: string } | null }>;
   /** Starts an agent session through the control API; fails the test unless it answers 200. */
@@ -54,10 +57,14 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
   const agentEnv = await createAgentTestEnv();
   const tmp = join(agentEnv.root, 'tmp');
   const userCodexHome = join(agentEnv.root, 'daemon-codex-home');
-  for (const dir of [tmp, userCodexHome]) await mkdir(dir, { recursive: true, mode: 0o700 });
+  const userTuttiAgentHome = join(agentEnv.root, 'daemon-tutti-agent-home');
+  for (const dir of [tmp, userCodexHome, userTuttiAgentHome]) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  }
   // Read by the tuttid process it spawns, which copies this process's env.
   vi.stubEnv('TMPDIR', tmp);
   vi.stubEnv('CODEX_HOME', userCodexHome);
+  vi.stubEnv('TUTTI_AGENT_HOME', userTuttiAgentHome);
   if (options.agentHome) {
     for (const [name, value] of Object.entries(agentEnv.env)) vi.stubEnv(name, value);
     vi.stubEnv('PATH', `${NODE_BIN_DIR}:${agentEnv.env.PATH}`);
@@ -91,6 +98,8 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
     agentEnv,
     tmp,
     env,
+    codexHome: userCodexHome,
+    tuttiAgentHome: userTuttiAgentHome,
     install: (path) => ok('POST', '/v1/connectors/install', { path }),
     async startSession(body) {
       return (await ok('POST', '/v1/sessions', body)).session;

@@ -34,6 +34,7 @@ import { registerControlRoutes } from './control-routes.js';
 import { connectorEventOf } from './connector-events.js';
 import { registerEventsRoute } from './events-route.js';
 import { registerSessionRoutes } from './session-routes.js';
+import { registerTurnRoutes } from './turn-routes.js';
 import {
   type DaemonInfo,
   removeDaemonFile,
@@ -75,6 +76,8 @@ export interface DaemonOptions {
   readonly backoff?: BackoffOptions;
   /** Longest an agent may take to start a session or answer one request (default 60 s). */
   readonly agentTimeoutMs?: number;
+  /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
+  readonly permissionTimeoutMs?: number;
   /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
   readonly releaseLimits?: Partial<ReleaseLimits>;
 }
@@ -190,6 +193,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       processes: supervisor,
       sessionsDir: join(home, 'sessions'),
       ...(options.agentTimeoutMs !== undefined && { agentTimeoutMs: options.agentTimeoutMs }),
+      ...(options.permissionTimeoutMs !== undefined && {
+        permissionTimeoutMs: options.permissionTimeoutMs,
+      }),
       events,
       redactor,
       onProblem: (session, message) =>
@@ -241,6 +247,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     registerControlRoutes(app, { store, registry, routes, runtime, events, metrics, reconcile });
     registerSessionRoutes(app, host);
+    registerTurnRoutes(app, host);
     registerEventsRoute(app, events);
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
     cleanups.push(() => app.close());

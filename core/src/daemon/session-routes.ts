@@ -29,6 +29,8 @@ const sessionBody = z
       .strict()
       .optional(),
     agentCapabilities: z.record(z.string(), z.unknown()).optional(),
+    /** What the agent's tools may do without asking in turns through the daemon. */
+    permissions: z.enum(['ask', 'allow-connector']).optional(),
     load: providerSessionId.optional(),
     resume: providerSessionId.optional(),
   })
@@ -58,6 +60,7 @@ export function registerSessionRoutes(app: FastifyInstance, host: AgentSessionHo
       cwd: body.cwd,
       ...(body.env && { env: body.env }),
       ...(body.agentSessionId && { agentSessionId: body.agentSessionId }),
+      ...(body.permissions && { permissions: body.permissions }),
     };
     if (!body.provider) {
       const prepared = await host.prepareOnly({

@@ -377,6 +377,34 @@ export const ERROR_CODES = Object.freeze({
       'Provider "{provider}" could not start agent session "{session}": {reason}.{stderr} Check the agent command and its log.',
     status: 502,
   },
+  TUTTI_ERR_TURN_BUSY: {
+    message:
+      'Agent session "{session}" is already running a turn: wait for its end event, or cancel it (POST /v1/sessions/{session}/turns/cancel).',
+    status: 409,
+  },
+  TUTTI_ERR_TURN_UNSUPPORTED: {
+    message: 'Provider "{provider}" takes no turns through the daemon: drive the agent yourself.',
+    status: 409,
+  },
+  TUTTI_ERR_TURN_FAILED: {
+    message: 'The turn of provider "{provider}" failed: {reason}. Check the agent\'s log.',
+    status: 502,
+  },
+  TUTTI_ERR_TURN_PERMISSION_TIMEOUT: {
+    message:
+      'Nobody answered whether the agent of provider "{provider}" may run "{tool}" within {ms} ms: it was denied and the turn cancelled. Answer permission events with POST /v1/sessions/<id>/permissions/<requestId>, or start the session with "permissions": "allow-connector".',
+    status: 408,
+  },
+  TUTTI_ERR_TURN_UNKNOWN_PERMISSION: {
+    message:
+      'Agent session "{session}" has no pending permission request "{request}": it was answered, timed out, or its turn ended.',
+    status: 404,
+  },
+  TUTTI_ERR_TURN_BAD_PROMPT: {
+    message:
+      'The prompt is not valid ({problem}): give "prompt" as a non-empty text or an array of text and image content blocks.',
+    status: 400,
+  },
   TUTTI_ERR_PROVIDER_NO_COMMAND: {
     message: 'Provider "{provider}" has no agent command: pass launch.command.',
     status: 400,
@@ -454,7 +482,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS].',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS] [--permission-timeout MS].',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

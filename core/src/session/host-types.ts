@@ -6,6 +6,7 @@ import type { SecretRedactor } from '../process/secret-redactor.js';
 import type { ListChangedListener } from '../registry/types.js';
 import type { SessionHooks } from './hooks.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
+import type { PermissionMode } from './turn-types.js';
 import type {
   ConnectorRuntimePort,
   LaunchOptions,
@@ -77,6 +78,8 @@ export interface StartSessionRequest {
   readonly launch?: LaunchOptions;
   /** Reuse an id (e.g. when resuming after a daemon restart); default a random UUID. */
   readonly agentSessionId?: string;
+  /** What the agent's tools may do without asking (default `ask`). */
+  readonly permissions?: PermissionMode;
 }
 
 /** A provider's projection for a host that spawns the agent itself. */
@@ -97,6 +100,8 @@ export interface PrepareSessionRequest {
   readonly agentSessionId?: string;
   /** What the agent declared in its handshake (ACP `agentCapabilities`), for kinds with one. */
   readonly agentCapabilities?: Readonly<Record<string, unknown>>;
+  /** What the agent's tools may do without asking (default `ask`). */
+  readonly permissions?: PermissionMode;
 }
 
 /** What the provider-neutral prepare-only form needs. */
@@ -146,6 +151,8 @@ export interface AgentSessionHostOptions {
    * (default 60 s); past it the start fails and the agent is stopped.
    */
   readonly agentTimeoutMs?: number;
+  /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
+  readonly permissionTimeoutMs?: number;
   /** Told about a session error nobody else reports (a refresh that failed, a close that failed). */
   readonly onProblem?: (session: SessionContext, message: string) => void;
 }

@@ -51,11 +51,30 @@ import {
   sessionScope,
 } from './session-entry.js';
 import type { AgentProbe, SessionContext, SessionOperation } from './session-types.js';
+import { TurnRunner } from './turn-runner.js';
+import type { PermissionMode, PermissionOutcome, PromptBlock, TurnEvent } from './turn-types.js';
 
 const DEFAULT_MAX_SESSIONS = 64;
 const DEFAULT_AGENT_TIMEOUT_MS = 60_000;
+const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 /** How long a provider's protocol-level close may take before the processes are stopped. */
 const CLOSE_TIMEOUT_MS = 3_000;
+
+/** How long a turn waits for an agent that refreshes live to re-list after a refresh. */
+const RELIST_WAIT_MS = 5_000;
+
+/**
+ * Resolves once the session's agent listed the tools its last live refresh (list_changed,
+ * native reload) brought, or after a bound wait: the agent re-lists on its own time.
+ */
+async function relisted(entry: SessionEntry): Promise<void> {
+  const refresh = entry.lastRefresh;
+  if (refresh?.strategy !== 'list-changed' && refresh?.strategy !== 'native-reload') return;
+  const deadline = Date.now() + RELIST_WAIT_MS;
+  while ((entry.toolsListed?.version ?? -1) < refresh.version && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 /** The session host the daemon composes; also the `host` a plugin's `apply` receives. */
 export class AgentSessionHost {
@@ -221,6 +240,67 @@ export class AgentSessionHost {
     return entry.handle;
   }
 
+  /**
+   * Starts a turn of a daemon-driven session: `listener` gets each event, the last one
+   * `end`. Resolves once the turn runs (its `done` resolves after `end`); rejects before
+   * any event when the session cannot take a turn now (one at a time).
+   */
+  async startTurn(
+    agentSessionId: string,
+    prompt: readonly PromptBlock[],
+    listener: (event: TurnEvent) => void,
+  ): Promise<{ done: Promise<void> }> {
+    const handle = this.handleOf(agentSessionId);
+    const entry = this.#entry(agentSessionId);
+    if (!handle.turn) {
+      throw new TuttiError('TUTTI_ERR_TURN_UNSUPPORTED', { provider: entry.session.provider });
+    }
+    if (entry.turn?.running || entry.turnStarting) {
+      throw new TuttiError('TUTTI_ERR_TURN_BUSY', { session: agentSessionId });
+    }
+    // A refresh the session owes lands before the turn, so the turn sees the tools it brings.
+    entry.turnStarting = true;
+    try {
+      await entry.refreshing.catch(() => {});
+      await relisted(entry);
+    } finally {
+      entry.turnStarting = false;
+    }
+    if (entry.status === 'exited') {
+      throw new TuttiError('TUTTI_ERR_SESSION_NOT_LIVE', {
+        session: agentSessionId,
+        status: entry.status,
+      });
+    }
+    const turn = sessionScope.run(
+      agentSessionId,
+      () =>
+        new TurnRunner(handle, prompt, listener, {
+          permissions: entry.session.permissions,
+          permissionTimeoutMs: this.#options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
+          provider: entry.session.provider,
+        }),
+    );
+    entry.turn = turn;
+    return { done: turn.done };
+  }
+
+  /** Cancels the running turn of a session; false when none runs. */
+  cancelTurn(agentSessionId: string): boolean {
+    return this.#entry(agentSessionId).turn?.cancel() ?? false;
+  }
+
+  /** Answers a permission request of the session's running turn. */
+  answerPermission(agentSessionId: string, requestId: string, outcome: PermissionOutcome): void {
+    const entry = this.#entry(agentSessionId);
+    if (!entry.turn?.answer(requestId, outcome)) {
+      throw new TuttiError('TUTTI_ERR_TURN_UNKNOWN_PERMISSION', {
+        session: agentSessionId,
+        request: requestId,
+      });
+    }
+  }
+
   /** Records a `tools/list` served to the session's agent (unknown sessions are ignored). */
   noteToolsListed(agentSessionId: string, listed: ToolsListedRecord): void {
     const entry = this.#sessions.get(agentSessionId);
@@ -364,7 +444,12 @@ export class AgentSessionHost {
   }
 
   #add(
-    request: { agentSessionId?: string; workspaceId: string; cwd: string },
+    request: {
+      agentSessionId?: string;
+      workspaceId: string;
+      cwd: string;
+      permissions?: PermissionMode;
+    },
     provider: string,
     flags: SessionContext['capabilities'],
     mode: SessionEntry['mode'],
@@ -382,6 +467,7 @@ export class AgentSessionHost {
       workspaceId: request.workspaceId,
       provider,
       capabilities: Object.freeze({ ...flags }),
+      permissions: request.permissions ?? 'ask',
     });
     const entry = createEntry({
       session,
@@ -406,6 +492,7 @@ export class AgentSessionHost {
       workspaceId: string;
       cwd: string;
       env?: Readonly<Record<string, string>>;
+      permissions?: PermissionMode;
     },
     provider: string,
     flags: SessionContext['capabilities'],
@@ -480,6 +567,7 @@ export class AgentSessionHost {
     if (entry.status === 'exited') return;
     entry.status = 'exited';
     entry.reason = reason;
+    entry.turn?.cancel();
     this.#options.events?.publish({
       type: 'session.ended',
       session: entry.session.agentSessionId,
@@ -491,6 +579,7 @@ export class AgentSessionHost {
 
   /** Closes the handle (bounded), stops every process, removes the folder, revokes the token. */
   async #drop(entry: SessionEntry): Promise<void> {
+    entry.turn?.cancel();
     await entry.refreshing.catch(() => {});
     const close = entry.handle?.close?.();
     if (close) {

@@ -35,6 +35,7 @@ export function hookContext(
     ...(providerSessionId === undefined ? {} : { providerSessionId }),
     ...(entry.declared ? { declared: entry.declared } : {}),
     filesDir: entry.files.dir,
+    drivenBy: entry.mode,
   });
 }
 

@@ -9,6 +9,7 @@
 import type { MCPServerBinding, PreparedRuntime, ProviderFlags } from '../contracts/index.js';
 import type { AgentProcess, AgentSpawnSpec } from '../process/agent-process.js';
 import type { SessionFiles } from './session-files.js';
+import type { PromptBlock, StopReason, TurnSink } from './turn-types.js';
 import type {
   AgentProbe,
   LaunchOptions,
@@ -78,6 +79,12 @@ export interface LiveSession<P = ProviderParams> {
   reload?(params: P): Promise<boolean>;
   /** Arranges a reconnect of the agent's MCP servers before its next turn; false when it cannot. */
   reconnectBeforeNextTurn?(): Promise<boolean>;
+  /**
+   * Runs one turn: sends the prompt, streams what the agent does to `sink`, asks `sink`
+   * before a tool runs when the agent asks, interrupts the agent when `sink.signal` aborts,
+   * and resolves how the turn ended. Absent: the agent takes no turns through the daemon.
+   */
+  turn?(prompt: readonly PromptBlock[], sink: TurnSink): Promise<StopReason>;
   /** Ends the session at protocol level (e.g. ACP `session/close`); the host stops the processes after. */
   close?(): Promise<void>;
 }

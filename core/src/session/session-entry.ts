@@ -20,6 +20,7 @@ import type {
   ToolsListedRecord,
 } from './host-types.js';
 import type { LiveSession, ResolvedLaunch, SessionSetup } from './provider-contract.js';
+import type { TurnRunner } from './turn-runner.js';
 import { type SessionFiles, sessionFiles } from './session-files.js';
 import type { SessionContext, SessionOperation } from './session-types.js';
 
@@ -45,6 +46,10 @@ export interface SessionEntry {
   exit?: SessionExit;
   /** Host-driven sessions: the newest projection, for the host to fetch. */
   projection?: PreparedProjection;
+  /** The turn running now (daemon-driven sessions). */
+  turn?: TurnRunner;
+  /** A turn waits for the session's refresh before it starts. */
+  turnStarting?: boolean;
   refreshing: Promise<unknown>;
   /** Undo functions of secrets registered with the redactor for this session. */
   readonly forget: (() => void)[];

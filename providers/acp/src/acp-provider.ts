@@ -87,6 +87,10 @@ export function createAcpProvider(
     }),
     async handshake(agent: AgentProcess, setup: SessionSetup) {
       const connection = connectAcp(descriptor.name, openAgentChannel(agent, descriptor.limits));
+      // Until a turn runs, nobody can answer a permission request: it is cancelled, not an error.
+      connection.handle('session/request_permission', async () => ({
+        outcome: { outcome: 'cancelled' },
+      }));
       const initialize = await probe(
         connection,
         Math.min(descriptor.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, setup.timeoutMs),
