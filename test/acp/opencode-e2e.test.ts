@@ -94,13 +94,19 @@ describe('opencode over ACP against the loopback connector server', () => {
       },
       tokens,
     });
-    // The built-in ACP provider, found and loaded the way the daemon does it.
+    // The built-in ACP engine and the shipped opencode descriptor, found and loaded the way
+    // the daemon does it.
     const results = await discoverAndLoadPlugins(host, { repoRoot: REPO });
     expect(results.find((result) => result.name === '@tutti/provider-acp')).toMatchObject({
       source: 'builtin',
       status: 'applied',
-      providers: ['opencode', 'acp'],
+      providers: ['acp'],
     });
+    expect(results.find((result) => result.name === '@tutti/agent-descriptors')).toMatchObject({
+      source: 'repo',
+      status: 'applied',
+    });
+    expect(host.listProviders().map((provider) => provider.name)).toContain('opencode');
   });
 
   afterAll(async () => {

@@ -50,6 +50,8 @@ export interface AgentDaemonOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Drop-in plugin files written into `<home>/plugins` before the daemon starts: name -> source. */
   readonly plugins?: Readonly<Record<string, string>>;
+  /** Agent descriptors written into `<home>/agents` before the daemon starts: name -> JSON. */
+  readonly agentsDir?: Readonly<Record<string, unknown>>;
 }
 
 /** Starts `tuttid --no-demo` with its temp folders under a fresh root. */
@@ -75,6 +77,12 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
     await mkdir(join(home, 'plugins'), { recursive: true });
     for (const [name, source] of Object.entries(options.plugins)) {
       await writeFile(join(home, 'plugins', name), source);
+    }
+  }
+  if (options.agentsDir) {
+    await mkdir(join(home, 'agents'), { recursive: true });
+    for (const [name, json] of Object.entries(options.agentsDir)) {
+      await writeFile(join(home, 'agents', name), JSON.stringify(json));
     }
   }
   let daemon: TuttidProcess;

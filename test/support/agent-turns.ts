@@ -61,10 +61,18 @@ export function callConnectorTool(localTool: string, args: Record<string, unknow
  * Writes what each agent reads to reach the scripted model (the daemon's own Codex and Tutti
  * Agent homes, an opencode config) and returns, per agent, the session request fields.
  */
+/** The fields of a session request that start one agent against the scripted model. */
+export interface TurnAgentBody {
+  readonly provider: string;
+  readonly env: Record<string, string>;
+  readonly launch?: { readonly command: string; readonly args?: readonly string[] };
+  readonly [key: string]: unknown;
+}
+
 export async function turnAgents(
   agents: AgentDaemon,
   model: ScriptedModel,
-): Promise<Record<TurnAgent, Record<string, unknown>>> {
+): Promise<Record<TurnAgent, TurnAgentBody>> {
   const codexConfig = [
     'model = "scripted-model"',
     'model_provider = "scripted"',

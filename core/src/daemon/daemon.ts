@@ -205,6 +205,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     cleanups.push(() => host.close());
     // Plugins load while the connectors start: neither waits for the other.
     const loadingPlugins = discoverAndLoadPlugins(host, {
+      logger: logger.child({ component: 'plugins' }),
       ...(options.repoRoot && { repoRoot: options.repoRoot }),
       ...(options.nodeModules && { nodeModules: options.nodeModules }),
       home,

@@ -31,6 +31,8 @@ const sessionBody = z
     agentCapabilities: z.record(z.string(), z.unknown()).optional(),
     /** What the agent's tools may do without asking in turns through the daemon. */
     permissions: z.enum(['ask', 'allow-connector']).optional(),
+    /** Settings of the provider to turn on (named in its descriptor, e.g. trusting the folder). */
+    settings: z.array(z.string().min(1).max(100)).max(20).optional(),
     load: providerSessionId.optional(),
     resume: providerSessionId.optional(),
   })
@@ -61,6 +63,7 @@ export function registerSessionRoutes(app: FastifyInstance, host: AgentSessionHo
       ...(body.env && { env: body.env }),
       ...(body.agentSessionId && { agentSessionId: body.agentSessionId }),
       ...(body.permissions && { permissions: body.permissions }),
+      ...(body.settings && { settings: body.settings }),
     };
     if (!body.provider) {
       const prepared = await host.prepareOnly({

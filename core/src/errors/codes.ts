@@ -310,6 +310,11 @@ export const ERROR_CODES = Object.freeze({
     message: 'Provider "{provider}" is not valid: {reason}. Fix its plugin; it was not registered.',
     status: 500,
   },
+  TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR: {
+    message:
+      'Agent descriptor "{file}" was refused: {field}: {problem}. The other descriptors loaded.',
+    status: 422,
+  },
   TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER: {
     message:
       'Provider "{provider}" is already registered: rename one of the providers; the second registration was refused.',
@@ -366,6 +371,11 @@ export const ERROR_CODES = Object.freeze({
   TUTTI_ERR_SESSION_NOT_LIVE: {
     message: 'Agent session "{session}" is {status}, not live: start, load or resume a session.',
     status: 409,
+  },
+  TUTTI_ERR_SESSION_UNKNOWN_SETTING: {
+    message:
+      'Provider "{provider}" has no setting "{setting}" (known: {known}): name one of those in "settings".',
+    status: 400,
   },
   TUTTI_ERR_SESSION_START_TIMEOUT: {
     message:

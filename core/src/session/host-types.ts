@@ -80,6 +80,8 @@ export interface StartSessionRequest {
   readonly agentSessionId?: string;
   /** What the agent's tools may do without asking (default `ask`). */
   readonly permissions?: PermissionMode;
+  /** Settings of the provider to turn on (see `GET /v1/providers`). */
+  readonly settings?: readonly string[];
 }
 
 /** A provider's projection for a host that spawns the agent itself. */
@@ -88,6 +90,8 @@ export interface PreparedProjection {
   readonly params: ProviderParams;
   /** Environment to start the agent with, on top of `runtime.env`. */
   readonly env: Readonly<Record<string, string>>;
+  /** Arguments to add to the agent's command line, if any. */
+  readonly args?: readonly string[];
 }
 
 /** What the host-driven form of one provider needs. */
@@ -102,6 +106,8 @@ export interface PrepareSessionRequest {
   readonly agentCapabilities?: Readonly<Record<string, unknown>>;
   /** What the agent's tools may do without asking (default `ask`). */
   readonly permissions?: PermissionMode;
+  /** Settings of the provider to turn on (see `GET /v1/providers`). */
+  readonly settings?: readonly string[];
 }
 
 /** What the provider-neutral prepare-only form needs. */

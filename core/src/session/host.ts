@@ -106,9 +106,9 @@ export class AgentSessionHost {
     });
   }
 
-  /** Adds a provider; a second provider of the same name is refused. */
-  registerProvider(provider: AgentProvider): void {
-    if (this.#providers.has(provider.name)) {
+  /** Adds a provider; a second provider of the same name is refused unless `replace` is set. */
+  registerProvider(provider: AgentProvider, options: { readonly replace?: boolean } = {}): void {
+    if (this.#providers.has(provider.name) && !options.replace) {
       throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: provider.name });
     }
     const parsed = providerFlagsSchema.safeParse(provider.flags);
@@ -170,7 +170,12 @@ export class AgentSessionHost {
     const provider = this.#provider(request.provider);
     const entry = this.#addOrReuse(request, provider.name, provider.flags);
     try {
-      const setup = await this.#setup(entry, provider, { env: request.env ?? {} });
+      const setup = await this.#setup(
+        entry,
+        provider,
+        { env: request.env ?? {} },
+        request.settings,
+      );
       const { runtime, projection } = await sessionScope.run(entry.session.agentSessionId, () =>
         prepareHostSession(this.#open, provider, entry, setup, request.agentCapabilities),
       );
@@ -370,11 +375,16 @@ export class AgentSessionHost {
     const baseEnv = { ...this.#inherited, ...request.env };
     const entry = this.#add(request, provider.name, provider.flags, 'daemon', baseEnv, operation);
     try {
-      const setup = await this.#setup(entry, provider, {
-        env: { ...baseEnv, ...provider.launch?.env, ...request.launch?.env },
-        ...(request.launch?.command ? { command: request.launch.command } : {}),
-        ...(request.launch?.args ? { args: request.launch.args } : {}),
-      });
+      const setup = await this.#setup(
+        entry,
+        provider,
+        {
+          env: { ...baseEnv, ...provider.launch?.env, ...request.launch?.env },
+          ...(request.launch?.command ? { command: request.launch.command } : {}),
+          ...(request.launch?.args ? { args: request.launch.args } : {}),
+        },
+        request.settings,
+      );
       const handle = await this.#bounded(entry, provider, () =>
         sessionScope.run(entry.session.agentSessionId, () =>
           openDaemonSession(this.#open, provider, entry, setup, operation, providerSessionId),
@@ -520,6 +530,7 @@ export class AgentSessionHost {
     entry: SessionEntry,
     provider: AgentProvider,
     launch: { command?: string; args?: readonly string[]; env: Readonly<Record<string, string>> },
+    settings: readonly string[] = [],
   ) {
     const resolved: ResolvedLaunch = Object.freeze({
       command: launch.command ?? provider.launch?.command,
@@ -535,6 +546,7 @@ export class AgentSessionHost {
         onAgentExit: (ended, agent) => this.#agentEnded(ended, agent),
       },
       this.#agentTimeoutMs(),
+      settings,
     );
   }
 

@@ -50,7 +50,13 @@ export async function openDaemonSession(
 ): Promise<LiveSession> {
   let state: unknown;
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
-  const agent = provider.handshake ? setup.spawn() : undefined;
+  const pre = provider.handshake ? ((await provider.prelaunch?.(setup)) ?? {}) : {};
+  const agent = provider.handshake
+    ? setup.spawn({
+        ...(pre.env ? { env: pre.env } : {}),
+        ...(pre.args ? { args: [...setup.launch.args, ...pre.args] } : {}),
+      })
+    : undefined;
   if (agent && provider.handshake) {
     await agent.started;
     const handshake = await provider.handshake(agent, setup);
@@ -79,7 +85,7 @@ export async function openDaemonSession(
     state,
     agent,
     ...(providerSessionId === undefined ? {} : { providerSessionId }),
-    env: { ...runtime.env, ...materialized.env },
+    env: { ...runtime.env, ...pre.env, ...materialized.env },
   });
 }
 
@@ -92,6 +98,7 @@ export async function prepareHostSession(
   declared: Readonly<Record<string, unknown>> | undefined,
 ): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection }> {
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
+  const pre = (await provider.prelaunch?.(setup)) ?? {};
   if (provider.handshake) {
     if (!declared) {
       throw new TuttiError('TUTTI_ERR_SESSION_DECLARATION_NEEDED', { provider: provider.name });
@@ -103,7 +110,14 @@ export async function prepareHostSession(
   const context = hookContext(entry, 'new', undefined);
   const params = await projectSession(services.hooks, provider, runtime, context);
   const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
-  return { runtime, projection: Object.freeze({ params, env: { ...materialized.env } }) };
+  return {
+    runtime,
+    projection: Object.freeze({
+      params,
+      env: { ...pre.env, ...materialized.env },
+      ...(pre.args?.length ? { args: [...pre.args] } : {}),
+    }),
+  };
 }
 
 /**

@@ -129,6 +129,7 @@ export function createSetup(
   launch: ResolvedLaunch,
   services: SpawnServices,
   timeoutMs: number,
+  settings: readonly string[],
 ): SessionSetup {
   const provider = entry.session.provider;
   return Object.freeze({
@@ -137,6 +138,7 @@ export function createSetup(
     launch,
     files: entry.files,
     timeoutMs,
+    settings: Object.freeze([...settings]),
     spawn(spec: Partial<AgentSpawnSpec> = {}) {
       const command = spec.command ?? launch.command;
       if (!command) throw new TuttiError('TUTTI_ERR_PROVIDER_NO_COMMAND', { provider });

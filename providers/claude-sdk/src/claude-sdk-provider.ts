@@ -21,6 +21,7 @@ import {
   REFRESH_STRATEGIES,
   type SessionHookContext,
   type SessionSetup,
+  createSkillPlugin,
 } from '@tutti/core';
 import { ClaudeSdkSession } from './claude-sdk-session.js';
 import type { EngineLogger } from './logger.js';
@@ -30,7 +31,6 @@ import {
   type ClaudeSessionOptions,
   withDaemonPermissions,
 } from './query-options.js';
-import { createSkillPlugin } from './skill-plugin.js';
 
 const PLUGIN_NAME = 'ClaudeSdkProvider';
 /** Folder of the session's skills plugin, inside the session folder. */

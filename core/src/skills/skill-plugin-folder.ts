@@ -1,13 +1,16 @@
 /**
- * Delivers skill roots to Claude Code's own skill scanner as one local plugin: a session
- * folder with `.claude-plugin/plugin.json` and `skills/<name>` links to every folder of the
- * roots that holds a `SKILL.md`. (Skills under `additionalDirectories` were measured not to
- * load with `settingSources: []`; a plugin loads whatever the caller's setting sources.)
- * Claude Code names them `tutti-connector:<name>`.
+ * Skill folders of skill roots, and skill roots as one local plugin folder in the layout
+ * Claude Code loads plugins from: `.claude-plugin/plugin.json` and `skills/<name>` links to
+ * every folder of the roots that holds a `SKILL.md`. Claude Code names its skills
+ * `tutti-connector:<name>` (docs/agents.md says why a plugin, not `additionalDirectories`).
  */
 import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { EngineLogger } from './logger.js';
+
+/** Told about a skill that is skipped. */
+export interface SkillPluginLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
 
 /** Name of the plugin (the prefix of its skills' names). */
 export const SKILL_PLUGIN_NAME = 'tutti-connector';
@@ -26,7 +29,7 @@ export interface SkillPlugin {
 /** Creates the plugin folder `dir` (inside the session's folder) for the given skill roots. */
 export async function createSkillPlugin(
   skillRoots: readonly string[],
-  options: { dir: string; logger?: EngineLogger },
+  options: { dir: string; logger?: SkillPluginLogger },
 ): Promise<SkillPlugin> {
   const { dir } = options;
   const skills: string[] = [];
@@ -43,7 +46,7 @@ export async function createSkillPlugin(
       }),
     );
     for (const root of skillRoots) {
-      for (const folder of await skillFolders(root, 0)) {
+      for (const folder of await skillFolders(root)) {
         const name = basename(folder);
         if (skills.includes(name)) {
           options.logger?.warn(
@@ -73,7 +76,7 @@ export async function createSkillPlugin(
 }
 
 /** Folders under `root` (depth-bounded) that contain a `SKILL.md`. */
-async function skillFolders(root: string, depth: number): Promise<string[]> {
+export async function skillFolders(root: string, depth = 0): Promise<string[]> {
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
   if (entries.some((entry) => entry.name === 'SKILL.md' && !entry.isDirectory())) return [root];
   if (depth >= MAX_DEPTH) return [];
