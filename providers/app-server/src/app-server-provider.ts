@@ -11,6 +11,7 @@ import {
   type MCPServerBinding,
   type OpenRequest,
   type PluginHost,
+  type PreparedRuntime,
   PROJECTION_STAGE,
   providerHooks,
   REFRESH_STAGES,
@@ -20,7 +21,7 @@ import {
 } from '@tutti/core';
 import { AppServerEngine } from './app-server-engine.js';
 import { appServerTurns } from './app-server-turn.js';
-import { type TomlTable, withDaemonApprovals } from './codex-config.js';
+import { type TomlTable, withDaemonApprovals, withGuidance } from './codex-config.js';
 import type { AppServerDescriptor } from './descriptor.js';
 import { type EngineLogger, sessionConfig, sessionHome, writeSessionHome } from './session-home.js';
 
@@ -130,10 +131,13 @@ export function installAppServerAgent(
   const hooks = providerHooks(host.hooks, descriptor.id as 'codex');
   const project = async (
     _config: AppServerSessionConfig,
-    runtime: { mcpServers: readonly MCPServerBinding[] },
+    runtime: PreparedRuntime,
     session: SessionHookContext,
   ) => {
-    const config = await sessionConfig(descriptor, runtime.mcpServers, options.logger);
+    const config = withGuidance(
+      await sessionConfig(descriptor, runtime.mcpServers, options.logger),
+      runtime.guidance,
+    );
     return session.drivenBy === 'daemon'
       ? withDaemonApprovals(config, session.permissions)
       : config;

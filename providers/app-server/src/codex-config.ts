@@ -70,3 +70,14 @@ export function withDaemonApprovals(config: TomlTable, permissions: PermissionMo
   }
   return next;
 }
+
+/**
+ * The guidance in the agent's own instructions: `developer_instructions`, after the
+ * user's own ones when their config has some.
+ */
+export function withGuidance(config: TomlTable, guidance: string | undefined): TomlTable {
+  if (!guidance) return config;
+  const own =
+    typeof config.developer_instructions === 'string' ? config.developer_instructions : '';
+  return { ...config, developer_instructions: own ? `${own.trimEnd()}\n\n${guidance}` : guidance };
+}
