@@ -15,7 +15,10 @@ import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */
 export interface AgentDaemon {
+  /** The daemon running now (a new one after {@link AgentDaemon.restart}). */
   readonly daemon: TuttidProcess;
+  /** Ends the daemon with `signal` and starts a new one on the same home and environment. */
+  restart(signal: 'SIGKILL' | 'SIGTERM'): Promise<TuttidProcess>;
   readonly agentEnv: AgentTestEnv;
   /** Folder the daemon's `os.tmpdir()` points at (agent session homes land here). */
   readonly tmp: string;
@@ -101,8 +104,17 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
     return answer.body;
   };
 
+  const args = ['--no-demo', ...(options.args ?? [])];
   return {
-    daemon,
+    get daemon() {
+      return daemon;
+    },
+    async restart(signal) {
+      daemon.child.kill(signal);
+      await daemon.exited;
+      daemon = await startTuttid(home, args);
+      return daemon;
+    },
     agentEnv,
     tmp,
     env,

@@ -26,7 +26,7 @@ import {
   type ConnectorRuntime,
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
-import { AgentSessionHost, currentSessionId } from '../session/index.js';
+import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
 import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
@@ -101,6 +101,8 @@ export interface Daemon {
   absorbEscapedError(error: unknown): boolean;
   /** The agent sessions' bearer tokens (every one is revoked when the daemon closes). */
   readonly tokens: TokenService;
+  /** Resolves once the sessions recorded by the previous daemon were brought back (or listed as needing a restart). */
+  readonly restored: Promise<void>;
   /** Stops everything in order; idempotent. */
   close(): Promise<void>;
 }
@@ -136,6 +138,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const events = createEventHub();
     cleanups.push(async () => events.close());
     const redactor = new SecretRedactor();
+    const records = sessionRecords(join(home, 'sessions', 'records'));
     const metrics = new Metrics();
     const binDir = join(home, 'bin');
     // Set below; the server answers no agent before a session exists.
@@ -192,6 +195,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       listChangedDelivered: true,
       processes: supervisor,
       sessionsDir: join(home, 'sessions'),
+      records,
       ...(options.agentTimeoutMs !== undefined && { agentTimeoutMs: options.agentTimeoutMs }),
       ...(options.permissionTimeoutMs !== undefined && {
         permissionTimeoutMs: options.permissionTimeoutMs,
@@ -202,7 +206,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
       guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
     });
-    cleanups.push(() => host.close());
+    // A shutdown keeps what daemon-driven sessions need to come back at the next start.
+    cleanups.push(() => host.suspend());
     // Plugins load while the connectors start: neither waits for the other.
     const loadingPlugins = discoverAndLoadPlugins(host, {
       logger: logger.child({ component: 'plugins' }),
@@ -261,6 +266,31 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     await writeDaemonFile(home, info);
     cleanups.push(() => removeDaemonFile(home, process.pid));
+    // The sessions of the previous daemon come back once the servers listen and the
+    // connectors had their chance to come up; their old tokens are gone with that daemon.
+    const restoring = host.restoreSessions(
+      records.list((file, reason) =>
+        logger.warn({ file }, `a session record could not be read: ${reason}`),
+      ),
+    );
+    const restored = (async () => {
+      for (const { stored: session, info, error } of await restoring) {
+        const fields = {
+          session: session.record.agentSessionId,
+          provider: session.record.provider,
+        };
+        if (error !== undefined) {
+          logger.warn(
+            fields,
+            `a recorded session could not be restored: ${(error as Error).message}`,
+          );
+        } else if (info?.status === 'needs-restart') {
+          logger.warn(fields, info.reason ?? 'a recorded session needs a restart');
+        } else {
+          logger.info(fields, 'a session of the previous daemon is back');
+        }
+      }
+    })();
     return {
       home,
       info,
@@ -271,6 +301,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       supervisor,
       sessions: host,
       events,
+      restored,
       absorbEscapedError(error) {
         const session = currentSessionId();
         if (session === undefined || !host) return false;

@@ -1,8 +1,10 @@
 /**
  * `GET /v1/events`: the daemon's event stream as server-sent events (one `event:` per
  * event type, its JSON as `data:`, its sequence number as `id:`), with a keep-alive comment
- * every 15 s. A reader that cannot keep up is dropped by the hub with an `event: dropped`
- * that says why; it never slows the daemon.
+ * every 15 s. `?since=<id>` (or a `Last-Event-ID` header) first replays the recent events
+ * after that one, so a host that reconnects, or connects right after a start, misses
+ * nothing the hub still keeps. A reader that cannot keep up is dropped by the hub with an
+ * `event: dropped` that says why; it never slows the daemon.
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventHub, TuttiEvent } from '../events/index.js';
@@ -20,6 +22,12 @@ export function registerEventsRoute(app: FastifyInstance, hub: EventHub): void {
       connection: 'keep-alive',
     });
     res.write(': tutti events\n\n');
+    const query = request.query as { since?: string };
+    const since = Number(query.since ?? request.headers['last-event-id'] ?? Number.NaN);
+    const replay = Number.isFinite(since) ? hub.recent().filter((event) => event.id > since) : [];
+    for (const event of replay) {
+      res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    }
     let ended = false;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     keepAlive.unref();

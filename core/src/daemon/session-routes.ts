@@ -94,7 +94,10 @@ export function registerSessionRoutes(app: FastifyInstance, host: AgentSessionHo
     return { session: info };
   });
 
-  app.get('/v1/sessions', async () => ({ sessions: host.listSessions() }));
+  app.get('/v1/sessions', async () => ({
+    sessions: host.listSessions(),
+    restoring: host.restoring,
+  }));
 
   app.patch('/v1/sessions/:id', async (request) => {
     const { providerSessionId: id } = parseBody(providerSessionId, request.body);

@@ -6,6 +6,7 @@ import type { SecretRedactor } from '../process/secret-redactor.js';
 import type { ListChangedListener } from '../registry/types.js';
 import type { SessionHooks } from './hooks.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
+import type { SessionRecords } from './session-records.js';
 import type { PermissionMode } from './turn-types.js';
 import type {
   ConnectorRuntimePort,
@@ -159,6 +160,8 @@ export interface AgentSessionHostOptions {
   readonly agentTimeoutMs?: number;
   /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
   readonly permissionTimeoutMs?: number;
+  /** Where daemon-driven sessions are recorded, so they can come back after a restart. */
+  readonly records?: SessionRecords;
   /** Told about a session error nobody else reports (a refresh that failed, a close that failed). */
   readonly onProblem?: (session: SessionContext, message: string) => void;
 }

@@ -15,3 +15,4 @@ export { currentSessionId } from './session-entry.js';
 export { type SessionFiles, sessionFiles } from './session-files.js';
 export * from './session-types.js';
 export * from './turn-types.js';
+export * from './session-records.js';

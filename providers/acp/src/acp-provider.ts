@@ -58,6 +58,19 @@ export function createAcpProvider(
       providerSessionId?: string;
     }): Promise<AcpSession> {
       const requestTimeoutMs = descriptor.requestTimeoutMs ?? request.setup.timeoutMs;
+      const declared = request.state.initialize?.agentCapabilities as
+        | Readonly<Record<string, unknown>>
+        | undefined;
+      const sessionCaps = declared?.sessionCapabilities as Record<string, unknown> | undefined;
+      if (
+        (method === 'session/resume' && !sessionCaps?.resume) ||
+        (method === 'session/load' && !declared?.loadSession)
+      ) {
+        throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', {
+          provider: descriptor.name,
+          operation: method === 'session/resume' ? 'resume' : 'load',
+        });
+      }
       const result = await request.state.connection.request<Record<string, unknown> | null>(
         method,
         request.params,
