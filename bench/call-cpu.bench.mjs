@@ -125,7 +125,7 @@ function rows(units) {
 /** @param {{ gc: () => void }} ctx */
 export default async function callCpuBench(ctx) {
   const other = process.env.BENCH_AB_CORE_DIST;
-  const builds = [['this build', new URL('../core/dist', import.meta.url).pathname]];
+  const builds = [['this build', undefined]];
   if (other) builds.push([`other build (${other})`, resolve(other)]);
   const units = [];
   try {

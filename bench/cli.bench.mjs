@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { publishShim } from '../core/dist/shims/index.js';
+import { publishShim } from '@tutti/core/internal';
 import { alternate, summary } from './lib/daemon-cli-runs.mjs';
 import { benchDir, homeWithReleases, writeStdioReleases } from './lib/daemon-home.mjs';
 import { startTuttid } from './lib/daemon-process.mjs';

@@ -4,7 +4,7 @@
  * objects per request), for 5,000 and 50 tools. Every serve path ends in a UTF-8 Buffer,
  * as a socket write does, so none profits from V8's lazy string concatenation.
  */
-import { createConnectorMCPRegistry } from '../core/dist/registry/index.js';
+import { createConnectorMCPRegistry } from '@tutti/core/internal';
 import { manyTools } from './lib/tool-sets.mjs';
 
 const client = { callTool: async () => ({ content: [] }) };

@@ -14,13 +14,11 @@ import { pathToFileURL } from 'node:url';
 import { manyTools } from './tool-sets.mjs';
 
 // BENCH_CORE_DIST points at another build of core/dist (e.g. a patched copy) for A/B runs.
-const dist = process.env.BENCH_CORE_DIST
-  ? `${pathToFileURL(resolve(process.env.BENCH_CORE_DIST)).href}/`
-  : new URL('../../core/dist/', import.meta.url).href;
-const { createTokenService } = await import(new URL('auth/index.js', dist).href);
-const { createConnectorMCPRegistry } = await import(new URL('registry/index.js', dist).href);
-const { createConnectorServer } = await import(new URL('server/index.js', dist).href);
-const { openStdioUpstream } = await import(new URL('upstream/index.js', dist).href);
+const internal = process.env.BENCH_CORE_DIST
+  ? pathToFileURL(resolve(process.env.BENCH_CORE_DIST, 'internal.js')).href
+  : '@tutti/core/internal';
+const { createConnectorMCPRegistry, createConnectorServer, createTokenService, openStdioUpstream } =
+  await import(internal);
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore } from '../../core/dist/store/index.js';
+import { openStore } from '@tutti/core/internal';
 
 /** The stdio MCP fixture server (it imports the SDK, so it runs from the repository). */
 export const STDIO_SERVER = fileURLToPath(

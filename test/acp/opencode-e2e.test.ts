@@ -8,15 +8,17 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AgentSessionHost } from '@tutti/core';
 import {
-  AgentSessionHost,
   type ConnectorMCPRegistryApi,
   createConnectorMCPRegistry,
   discoverAndLoadPlugins,
-} from '@tutti/core';
+  createTokenService,
+  type TokenService,
+  type ConnectorServer,
+  createConnectorServer,
+} from '@tutti/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenService, type TokenService } from '../../core/src/auth/index.js';
-import { type ConnectorServer, createConnectorServer } from '../../core/src/server/index.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const OPENCODE = join(REPO, 'node_modules', '.bin', 'opencode');

@@ -11,8 +11,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectorStatus } from '../../core/src/runtime/index.js';
-import { cleanUp, tempDir } from '../../core/src/store/store-test-support.js';
+import type { ConnectorStatus } from '@tutti/core/internal';
+import { cleanUp, tempDir } from '@tutti/core/testing';
 // @ts-expect-error: plain .mjs fixture without type declarations
 import { startHttpUpstream } from '../fixtures/upstream/http-server.mjs';
 import {
