@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +33,8 @@ interface HttpFixture {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const require = createRequire(import.meta.url);
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const LOOPBACK = join(ROOT, 'test/fixtures/upstream/loopback-everything.mjs');
 
 const fixtures: HttpFixture[] = [];

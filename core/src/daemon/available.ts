@@ -1,5 +1,5 @@
 /**
- * The `connector available` list (spec 9.2): the committed route metadata of every
+ * The `connector available` list (docs/control-api.md): the committed route metadata of every
  * connector, with each interface's status taken from the runtime at the time of asking
  * (a crashed upstream's MCP interface reads `starting` until it is back).
  */

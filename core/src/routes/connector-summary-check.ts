@@ -1,7 +1,7 @@
 /**
  * The check of a `ConnectorSummary` list without zod, for clients of the daemon (the
- * `tutti` CLI) that must start fast: importing zod alone costs a CLI call about 100 ms. It
- * takes exactly what `connectorSummarySchema` (connector-summary.ts) takes; a property
+ * `tutti` CLI) that must start fast: importing zod alone is a large part of a CLI call
+ * (docs/benchmarks.md). It takes exactly what `connectorSummarySchema` (connector-summary.ts) takes; a property
  * test holds the two equal.
  */
 import { CONNECTOR_SERVER_NAME } from '../contracts/connector-server-name.js';
@@ -71,7 +71,7 @@ function isSummary(value: unknown): boolean {
 }
 
 /**
- * `value` as a list of connector summaries when every entry is one (spec 9.2), else
+ * `value` as a list of connector summaries when every entry is one (docs/control-api.md), else
  * undefined. The value is returned as it is, not copied.
  */
 export function parseConnectorSummaries(value: unknown): ConnectorSummary[] | undefined {

@@ -27,7 +27,7 @@ function code(fn: () => unknown): string | undefined {
 }
 
 describe('RouteRegistry', () => {
-  it('produces exactly the spec 9.2 ConnectorSummary of a connector', () => {
+  it('produces exactly the documented ConnectorSummary of a connector', () => {
     const routes = createRouteRegistry();
     routes.commit('github', 1, GITHUB);
     expect(routes.list()).toEqual([

@@ -1,6 +1,6 @@
 /**
  * The RouteRegistry: discover metadata of every ready connector, generation-fenced exactly
- * like the MCP registry, listed as spec 9.2 `ConnectorSummary` objects sorted by key. It
+ * like the MCP registry, listed as `ConnectorSummary` objects (docs/control-api.md) sorted by key. It
  * holds no URL, port, token or path: its inputs cannot carry one (strict schemas).
  */
 import { TuttiError } from '../errors/index.js';

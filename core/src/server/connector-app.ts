@@ -133,7 +133,7 @@ export function buildConnectorApp(
   };
   /**
    * True when the client accepts SSE but not JSON. Everyone else gets plain JSON: no stream
-   * and no event store (an SSE answer with an event store costs about 2 ms a call).
+   * and no event store (an SSE answer with an event store is far slower, docs/benchmarks.md).
    */
   const wantsEventStreamOnly = (accept: string | undefined): boolean => {
     if (accept === undefined) return false;

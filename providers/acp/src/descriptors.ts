@@ -23,7 +23,7 @@ export interface AcpAgentDescriptor {
   readonly limits?: Partial<ChannelLimits>;
 }
 
-/** Environment that keeps opencode offline and free of downloads (AGENT-CLIENTS.md). */
+/** Environment that keeps opencode offline and free of downloads (docs/agents.md). */
 export const OPENCODE_OFFLINE_ENV: Readonly<Record<string, string>> = Object.freeze({
   OPENCODE_DISABLE_AUTOUPDATE: '1',
   OPENCODE_DISABLE_MODELS_FETCH: '1',
