@@ -4,7 +4,7 @@
  * objects per request), for 5,000 and 50 tools. Every serve path ends in a UTF-8 Buffer,
  * as a socket write does, so none profits from V8's lazy string concatenation.
  */
-import { type ConnectorMCPRegistryApi, createConnectorMCPRegistry } from '@tutti/core/internal';
+import { type ConnectorMCPRegistry, createConnectorMCPRegistry } from '@tutti/core/internal';
 import { manyTools, type ToolSet } from './lib/tool-sets.js';
 import type { BenchContext, Row } from './types.js';
 
@@ -15,14 +15,14 @@ function toolSets(connectors: number, toolsEach: number): ToolSet[] {
   return manyTools(connectors * toolsEach, toolsEach);
 }
 
-function loaded(sets: readonly ToolSet[]): ConnectorMCPRegistryApi {
+function loaded(sets: readonly ToolSet[]): ConnectorMCPRegistry {
   const registry = createConnectorMCPRegistry();
   for (const { key, tools } of sets) registry.commit(key, 1, client, tools);
   return registry;
 }
 
 /** What the server does per request: wrap the prepared JSON in a JSON-RPC response. */
-function servePrepared(registry: ConnectorMCPRegistryApi, id: number): Buffer {
+function servePrepared(registry: ConnectorMCPRegistry, id: number): Buffer {
   const body = `{"jsonrpc":"2.0","id":${id},"result":{"tools":${registry.snapshot().toolsJson}}}`;
   return Buffer.from(body, 'utf8');
 }
@@ -31,12 +31,12 @@ const HEAD = (id: number) => Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":{
 const TAIL = Buffer.from('}}', 'utf8');
 
 /** The same response from the snapshot's prepared UTF-8 bytes: no string is encoded. */
-function servePreparedBytes(registry: ConnectorMCPRegistryApi, id: number): Buffer {
+function servePreparedBytes(registry: ConnectorMCPRegistry, id: number): Buffer {
   return Buffer.concat([HEAD(id), registry.snapshot().toolsJsonBytes, TAIL]);
 }
 
 /** The baseline: serialize the tool objects again on every request. */
-function serveNaive(registry: ConnectorMCPRegistryApi, id: number): Buffer {
+function serveNaive(registry: ConnectorMCPRegistry, id: number): Buffer {
   const body = JSON.stringify({ jsonrpc: '2.0', id, result: { tools: registry.snapshot().tools } });
   return Buffer.from(body, 'utf8');
 }
@@ -72,7 +72,7 @@ export default async function registryBench(ctx: BenchContext): Promise<Row[]> {
   const registry50 = loaded(toolSets(1, 50));
   const bytes50 = registry50.snapshot().toolsJsonBytes.length;
   let id = 0;
-  const sizes: [string, ConnectorMCPRegistryApi, number][] = [
+  const sizes: [string, ConnectorMCPRegistry, number][] = [
     ['5,000 tools', registry5000, bytes5000],
     ['50 tools', registry50, bytes50],
   ];

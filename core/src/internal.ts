@@ -19,7 +19,7 @@ export { createProcessSupervisor, type ProcessSupervisor } from './process/super
 export { createTokenService, type RevokeReason, type TokenService } from './auth/token-service.js';
 export type { UpstreamTool } from './contracts/connector-route.js';
 export { createConnectorMCPRegistry } from './registry/connector-mcp-registry.js';
-export type { ConnectorMCPRegistryApi } from './registry/types.js';
+export type { ConnectorMCPRegistry } from './registry/types.js';
 export { type ConnectorServer, createConnectorServer } from './server/connector-server.js';
 export { DEFAULT_BODY_LIMIT } from './server/constants.js';
 

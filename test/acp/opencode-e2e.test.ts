@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentSessionHost } from '@tutti/core';
 import {
-  type ConnectorMCPRegistryApi,
+  type ConnectorMCPRegistry,
   createConnectorMCPRegistry,
   discoverAndLoadPlugins,
   createTokenService,
@@ -26,7 +26,7 @@ const OPENCODE = join(REPO, 'node_modules', '.bin', 'opencode');
 /** What the server saw, in order: which session each verified token belongs to, and lists. */
 type Seen = { kind: 'verify'; session: string | undefined } | { kind: 'list' };
 
-function observe(tokens: TokenService, registry: ConnectorMCPRegistryApi) {
+function observe(tokens: TokenService, registry: ConnectorMCPRegistry) {
   const seen: Seen[] = [];
   const waiters: { check: () => boolean; resolve: () => void }[] = [];
   const changed = () => {
@@ -46,7 +46,7 @@ function observe(tokens: TokenService, registry: ConnectorMCPRegistryApi) {
       return session;
     },
   };
-  const observedRegistry: ConnectorMCPRegistryApi = {
+  const observedRegistry: ConnectorMCPRegistry = {
     ...registry,
     snapshot: () => {
       seen.push({ kind: 'list' });

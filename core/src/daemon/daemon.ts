@@ -19,7 +19,7 @@ import {
   SecretRedactor,
 } from '../process/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
-import { createRouteRegistry } from '../routes/index.js';
+import { createConnectorCatalog } from '../catalog/index.js';
 import {
   type BackoffOptions,
   createConnectorRuntime,
@@ -30,10 +30,10 @@ import { AgentSessionHost, currentSessionId } from '../session/index.js';
 import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
 import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
-import { registerControlRoutes } from './control-routes.js';
+import { registerControlEndpoints } from './control-endpoints.js';
 import { connectorEventOf } from './connector-events.js';
-import { registerEventsRoute } from './events-route.js';
-import { registerSessionRoutes } from './session-routes.js';
+import { registerEventsEndpoint } from './events-endpoint.js';
+import { registerSessionEndpoints } from './session-endpoints.js';
 import {
   type DaemonInfo,
   removeDaemonFile,
@@ -127,7 +127,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);
     }
     const registry = createConnectorMCPRegistry();
-    const routes = createRouteRegistry();
+    const catalog = createConnectorCatalog();
     const tokens = createTokenService();
     cleanups.push(async () => tokens.revokeAll());
     const events = createEventHub();
@@ -162,7 +162,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const runtime = createConnectorRuntime({
       store,
       registry,
-      routes,
+      catalog,
       binDir,
       logger,
       supervisor,
@@ -194,7 +194,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       redactor,
       onProblem: (session, message) =>
         logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
-      guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
+      guidance: () => renderGuidance(availableConnectors(catalog, runtime.status())) || undefined,
     });
     cleanups.push(() => host.close());
     // Plugins load while the connectors start: neither waits for the other.
@@ -239,9 +239,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
     });
-    registerControlRoutes(app, { store, registry, routes, runtime, events, metrics, reconcile });
-    registerSessionRoutes(app, host);
-    registerEventsRoute(app, events);
+    registerControlEndpoints(app, {
+      store,
+      registry,
+      catalog,
+      runtime,
+      events,
+      metrics,
+      reconcile,
+    });
+    registerSessionEndpoints(app, host);
+    registerEventsEndpoint(app, events);
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
     cleanups.push(() => app.close());
     const address = app.server.address();

@@ -1,5 +1,5 @@
 /**
- * Agent-session routes of the control API (docs/control-api.md): start, load or resume a
+ * Agent-session endpoints of the control API (docs/control-api.md): start, load or resume a
  * daemon-driven session; prepare a host-driven one (provider-neutral, or one provider's
  * projection); list, fetch a projection, close; list providers.
  */
@@ -47,8 +47,8 @@ function idParam(params: unknown): string {
   return (params as { id: string }).id;
 }
 
-/** Adds the session routes to `app`. */
-export function registerSessionRoutes(app: FastifyInstance, host: AgentSessionHost): void {
+/** Adds the session endpoints to `app`. */
+export function registerSessionEndpoints(app: FastifyInstance, host: AgentSessionHost): void {
   const infoOf = (id: string) => host.listSessions().find((session) => session.id === id) ?? { id };
 
   app.post('/v1/sessions', async (request) => {

@@ -9,8 +9,8 @@ import type { EventHub, TuttiEvent } from '../events/index.js';
 
 const KEEP_ALIVE_MS = 15_000;
 
-/** Adds the route. */
-export function registerEventsRoute(app: FastifyInstance, hub: EventHub): void {
+/** Adds the endpoint. */
+export function registerEventsEndpoint(app: FastifyInstance, hub: EventHub): void {
   app.get('/v1/events', (request, reply) => {
     reply.hijack();
     const res = reply.raw;

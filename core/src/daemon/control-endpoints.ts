@@ -1,15 +1,15 @@
 /**
- * Routes of the control API (documented in docs/control-api.md): connectors, their
- * credentials, the registry debug view and metrics (sessions: `session-routes.ts`). Every change to the
- * store is followed by a reconcile, so a 2xx answer means the runtime already acted on it.
+ * Endpoints of the control API (documented in docs/control-api.md): connectors, their
+ * credentials, the registry debug view and metrics (sessions: `session-endpoints.ts`).
+ * Every change to the store is followed by a reconcile, so a 2xx answer means the runtime already acted on it.
  */
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TuttiError } from '../errors/index.js';
 import { discoverSkills } from '../skills/index.js';
-import type { ConnectorMCPRegistryApi } from '../registry/index.js';
-import type { RouteRegistryApi } from '../routes/index.js';
+import type { ConnectorMCPRegistry } from '../registry/index.js';
+import type { ConnectorCatalog } from '../catalog/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
 import type { EventHub } from '../events/index.js';
 import type { ConnectorStore } from '../store/index.js';
@@ -17,11 +17,11 @@ import { availableConnectors } from './available.js';
 import { parseBody } from './control-app.js';
 import type { Metrics } from './metrics.js';
 
-/** What the routes act on. */
+/** What the endpoints act on. */
 export interface ControlContext {
   readonly store: ConnectorStore;
-  readonly registry: ConnectorMCPRegistryApi;
-  readonly routes: RouteRegistryApi;
+  readonly registry: ConnectorMCPRegistry;
+  readonly catalog: ConnectorCatalog;
   readonly runtime: ConnectorRuntime;
   readonly events: EventHub;
   readonly metrics: Metrics;
@@ -35,8 +35,8 @@ function keyParam(params: unknown): string {
   return (params as { key: string }).key;
 }
 
-/** Adds every route to `app`. */
-export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext): void {
+/** Adds every endpoint to `app`. */
+export function registerControlEndpoints(app: FastifyInstance, ctx: ControlContext): void {
   const { store, runtime, events } = ctx;
 
   app.get('/v1/connectors', async () => {
@@ -56,7 +56,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
   });
 
   app.get('/v1/connectors/available', async () => ({
-    connectors: availableConnectors(ctx.routes, runtime.status()),
+    connectors: availableConnectors(ctx.catalog, runtime.status()),
   }));
 
   app.post('/v1/connectors/install', async (request) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TuttiError } from '../errors/index.js';
 import { connectorSummarySchema } from './connector-summary.js';
-import { createRouteRegistry } from './route-registry.js';
+import { createConnectorCatalog } from './connector-catalog.js';
 
 const GITHUB = {
   name: 'GitHub',
@@ -26,9 +26,9 @@ function code(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-describe('RouteRegistry', () => {
+describe('the connector catalog', () => {
   it('produces exactly the documented ConnectorSummary of a connector', () => {
-    const routes = createRouteRegistry();
+    const routes = createConnectorCatalog();
     routes.commit('github', 1, GITHUB);
     expect(routes.list()).toEqual([
       {
@@ -52,7 +52,7 @@ describe('RouteRegistry', () => {
   });
 
   it('lists only the interfaces a connector declares, with their run status', () => {
-    const routes = createRouteRegistry();
+    const routes = createConnectorCatalog();
     routes.commit('notes', 1, { name: 'Notes', description: '', cli: { status: 'starting' } });
     expect(routes.get('notes')).toEqual({
       key: 'notes',
@@ -64,7 +64,7 @@ describe('RouteRegistry', () => {
   });
 
   it('sorts connectors by key and skills by name', () => {
-    const routes = createRouteRegistry();
+    const routes = createConnectorCatalog();
     for (const key of ['b', 'a-b', 'a', 'ab']) {
       routes.commit(key, 1, {
         name: key,
@@ -82,7 +82,7 @@ describe('RouteRegistry', () => {
   });
 
   it('rejects a stale generation and keeps the listed metadata', () => {
-    const routes = createRouteRegistry();
+    const routes = createConnectorCatalog();
     routes.commit('github', 3, GITHUB);
     expect(code(() => routes.commit('github', 3, { ...GITHUB, name: 'Other' }))).toBe(
       'TUTTI_ERR_REGISTRY_STALE_GENERATION',
@@ -93,7 +93,7 @@ describe('RouteRegistry', () => {
   });
 
   it('removes at or above the listed generation and keeps the fence after removal', () => {
-    const routes = createRouteRegistry();
+    const routes = createConnectorCatalog();
     routes.commit('github', 2, GITHUB);
     expect(routes.remove('github', 1)).toBe(false);
     expect(routes.get('github')).toBeDefined();
@@ -105,7 +105,7 @@ describe('RouteRegistry', () => {
   });
 
   it('refuses metadata with fields that could carry URLs, ports, tokens or paths', () => {
-    const routes = createRouteRegistry();
+    const routes = createConnectorCatalog();
     const withExtra: unknown[] = [
       { ...GITHUB, url: 'http://127.0.0.1:4000/mcp/connector' },
       { ...GITHUB, mcp: { status: 'ready', headers: { Authorization: 'Bearer x' } } },
@@ -123,7 +123,7 @@ describe('RouteRegistry', () => {
   });
 
   it('rejects an unknown status, a missing name and duplicate skills', () => {
-    const routes = createRouteRegistry();
+    const routes = createConnectorCatalog();
     const invalid: unknown[] = [
       { ...GITHUB, mcp: { status: 'enabled' } },
       { description: 'no name' },

@@ -1,7 +1,7 @@
 /**
- * The RouteRegistry: discover metadata of every ready connector, generation-fenced exactly
- * like the MCP registry, listed as `ConnectorSummary` objects (docs/control-api.md) sorted by key. It
- * holds no URL, port, token or path: its inputs cannot carry one (strict schemas).
+ * The connector catalog: discover metadata of every ready connector, generation-fenced
+ * exactly like the MCP registry, listed as `ConnectorSummary` objects (docs/control-api.md)
+ * sorted by key. It holds no URL, port, token or path: its inputs cannot carry one (strict schemas).
  */
 import { TuttiError } from '../errors/index.js';
 import { deepFreeze } from '../util/objects.js';
@@ -20,7 +20,7 @@ import {
 } from './connector-summary.js';
 
 /** The generation-fenced table of connector discover metadata. */
-export interface RouteRegistryApi {
+export interface ConnectorCatalog {
   /**
    * Replaces `connectorKey`'s metadata at `generation` and returns its summary. Rejects an
    * invalid key or metadata and a generation at or below the fence, changing nothing.
@@ -74,12 +74,12 @@ function summarize(key: string, metadata: ConnectorMetadata): ConnectorSummary {
 }
 
 /**
- * Creates an empty route registry.
+ * Creates an empty connector catalog.
  * @example
- * const routes = createRouteRegistry();
- * routes.commit('github', 3, { name: 'GitHub', description: '...', mcp: { status: 'ready' } });
+ * const catalog = createConnectorCatalog();
+ * catalog.commit('github', 3, { name: 'GitHub', description: '...', mcp: { status: 'ready' } });
  */
-export function createRouteRegistry(): RouteRegistryApi {
+export function createConnectorCatalog(): ConnectorCatalog {
   const fences = createGenerationFences();
   const entries = new Map<string, { generation: number; summary: ConnectorSummary }>();
   let listed: readonly ConnectorSummary[] | undefined;
