@@ -16,7 +16,7 @@ import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '.
 import {
   createProcessSupervisor,
   type ProcessSupervisor,
-  SecretRedactor,
+  createSecretRedactor,
 } from '../process/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
 import { createConnectorCatalog } from '../catalog/index.js';
@@ -40,7 +40,7 @@ import {
   runningDaemonPid,
   writeDaemonFile,
 } from './daemon-file.js';
-import { METRIC_NAMES, Metrics } from './metrics.js';
+import { METRIC_NAMES, createMetrics } from './metrics.js';
 
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
@@ -132,8 +132,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     cleanups.push(async () => tokens.revokeAll());
     const events = createEventHub();
     cleanups.push(async () => events.close());
-    const redactor = new SecretRedactor();
-    const metrics = new Metrics();
+    const redactor = createSecretRedactor();
+    const metrics = createMetrics();
     const binDir = join(home, 'bin');
     // Set below; the server answers no agent before a session exists.
     let host: AgentSessionHost | undefined;
