@@ -54,7 +54,14 @@ for (const { key, tools } of manyTools(extraTools)) registry.commit(key, 1, inPr
 
 const tokens = createTokenService();
 const token = tokens.issue('bench-workspace', 'bench-session');
-const server = await createConnectorServer({ registry, tokens, keepAliveMs: 0 });
+// The fan-out bench opens 100 listen streams on its one token; the default cap is 16 per
+// token (docs/limits.md), so this server raises it.
+const server = await createConnectorServer({
+  registry,
+  tokens,
+  keepAliveMs: 0,
+  maxListenStreamsPerToken: 1000,
+});
 
 let generation = 1;
 process.on('message', (message: { type?: string; seq?: number }) => {
