@@ -50,7 +50,8 @@ export async function openDaemonSession(
 ): Promise<LiveSession> {
   let state: unknown;
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
-  const step = stepClock((entry.startSteps = {}));
+  entry.startSteps = {};
+  const step = stepClock(entry.startSteps);
   const pre = provider.handshake ? ((await provider.prelaunch?.(setup)) ?? {}) : {};
   step('prelaunch');
   const agent = provider.handshake
