@@ -19,4 +19,13 @@ describe('tuttid arguments', () => {
     expect(isTuttiError(error, 'TUTTI_ERR_DAEMON_BAD_ARGUMENT')).toBe(true);
     expect((error as Error).message).toContain('--max-release-mb takes a whole number of MiB');
   });
+
+  it('takes a session cap and leaves the default otherwise', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs(['--max-sessions', '8'], env).limits.maxSessions).toBe(8);
+    expect(parseTuttidArgs([], env).limits.maxSessions).toBeUndefined();
+    expect(() => parseTuttidArgs(['--max-sessions', '0'], env)).toThrow(
+      '--max-sessions takes a whole number from 1 up',
+    );
+  });
 });

@@ -2,7 +2,7 @@
  * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
- * `[--permission-timeout MS]` (logs: `warn` by
+ * `[--permission-timeout MS] [--max-sessions N]` (logs: `warn` by
  * default, `info` with `--json`; the limits are described in docs/limits.md):
  * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
@@ -40,6 +40,8 @@ export interface TuttidArgs {
     agentTimeoutMs?: number;
     /** How long a turn's permission request waits for an answer, in ms. */
     permissionTimeoutMs?: number;
+    /** Most agent sessions held at once. */
+    maxSessions?: number;
   };
   /** Cap on the files of one installed release, in MiB (default: the store's, 256). */
   maxReleaseMb?: number;
@@ -86,6 +88,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         'max-argument-depth': { type: 'string' },
         'agent-timeout': { type: 'string' },
         'permission-timeout': { type: 'string' },
+        'max-sessions': { type: 'string' },
         'max-release-mb': { type: 'string' },
       },
       strict: true,
@@ -120,6 +123,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         values['permission-timeout'] as string | undefined,
         '--permission-timeout',
       ),
+      maxSessions: countOf(values['max-sessions'] as string | undefined, '--max-sessions'),
     },
     ...(values['max-release-mb'] !== undefined && {
       maxReleaseMb: megabytesOf(values['max-release-mb'] as string),

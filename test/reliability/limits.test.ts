@@ -1,7 +1,7 @@
 /**
  * The caps a user can rely on, against a real `tuttid` started with each cap lowered by its
- * flag: bodies of the MCP server and of the control API, listen streams per token, and
- * the argument depth (a caller's error that never reaches or blames the connector). Both
+ * flag: bodies of the MCP server and of the control API, listen streams per token, live
+ * agent sessions, and the argument depth (a caller's error that never reaches or blames the connector). Both
  * listeners are bound to 127.0.0.1 only, as the kernel's socket table shows.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -78,6 +78,8 @@ beforeAll(async () => {
     '2',
     '--max-argument-depth',
     '8',
+    '--max-sessions',
+    '2',
   ]);
   const release = await writeRelease({ key: 'k', serverArgs: [] });
   expect((await daemon.control('POST', '/v1/connectors/install', { path: release })).status).toBe(
@@ -167,6 +169,25 @@ describe('tuttid limits', () => {
     expect(third.status).toBe(429);
     expect((await json(third)).error.data.code).toBe('TUTTI_ERR_SERVER_TOO_MANY_STREAMS');
     for (const response of open) await response.body?.cancel();
+  });
+
+  it('holds the daemon to --max-sessions live sessions, and takes a new one once one is closed', async () => {
+    const open = (id: string) =>
+      daemon.control('POST', '/v1/sessions', {
+        workspaceId: 'ws',
+        agentSessionId: id,
+        cwd: tmpdir(),
+      });
+    expect((await open('second')).status).toBe(200);
+    const third = await open('third');
+    expect(third.status).toBe(429);
+    expect(third.body.error).toEqual({
+      code: 'TUTTI_ERR_SESSION_LIMIT',
+      message:
+        'The daemon already holds 2 live agent sessions: close one (DELETE /v1/sessions/<id>), or start tuttid with a larger --max-sessions.',
+    });
+    expect((await daemon.control('DELETE', '/v1/sessions/second')).status).toBe(200);
+    expect((await open('third')).status).toBe(200);
   });
 
   it('listens on 127.0.0.1 only, for the MCP server and the control API', () => {

@@ -76,6 +76,8 @@ export interface DaemonOptions {
   readonly backoff?: BackoffOptions;
   /** Longest an agent may take to start a session or answer one request (default 60 s). */
   readonly agentTimeoutMs?: number;
+  /** Most agent sessions the daemon holds at once, daemon- and host-driven (default 64). */
+  readonly maxSessions?: number;
   /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
   readonly permissionTimeoutMs?: number;
   /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
@@ -197,6 +199,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       sessionsDir: join(home, 'sessions'),
       records,
       ...(options.agentTimeoutMs !== undefined && { agentTimeoutMs: options.agentTimeoutMs }),
+      ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
       ...(options.permissionTimeoutMs !== undefined && {
         permissionTimeoutMs: options.permissionTimeoutMs,
       }),

@@ -1,5 +1,5 @@
 /**
- * Turn routes of the control API (docs/control-api.md): a turn of a daemon-driven session
+ * Turn endpoints of the control API (docs/control-api.md): a turn of a daemon-driven session
  * as a `text/event-stream` of normalized events (or, with `Accept: application/json`, all
  * of them in one answer when the turn ends), its cancel, and the answers to its permission
  * requests. A caller that goes away in the middle of a streamed turn cancels it.
@@ -38,7 +38,7 @@ function wantsJson(accept: string | undefined): boolean {
   return accept.includes('application/json') && !accept.includes('text/event-stream');
 }
 
-/** Adds the turn routes to `app`. */
+/** Adds the turn endpoints to `app`. */
 export function registerTurnEndpoints(app: FastifyInstance, host: AgentSessionHost): void {
   app.post('/v1/sessions/:id/turns', async (request, reply) => {
     const id = (request.params as { id: string }).id;

@@ -350,7 +350,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_SESSION_LIMIT: {
     message:
-      'The daemon already holds {max} agent sessions: close one (DELETE /v1/sessions/<id>) or raise the limit.',
+      'The daemon already holds {max} live agent sessions: close one (DELETE /v1/sessions/<id>), or start tuttid with a larger --max-sessions.',
     status: 429,
   },
   TUTTI_ERR_SESSION_NO_PROJECTION: {
@@ -492,7 +492,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS] [--permission-timeout MS].',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N].',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

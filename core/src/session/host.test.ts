@@ -288,7 +288,7 @@ describe('AgentSessionHost', () => {
       exit: { code: 3, signal: null, description: 'exit code 3', stderr: ['model key missing'] },
     });
     expect(ended!.reason).toContain('exit code 3');
-    expect(real.verify(tokenOf(0))).toBeUndefined();
+    await expect.poll(() => real.verify(tokenOf(0))).toBeUndefined();
     expect(published.at(-1)).toMatchObject({ type: 'session.ended', session: info.id });
     expect(isProcessRunning(info.pid!)).toBe(false);
   });
@@ -309,6 +309,23 @@ describe('AgentSessionHost', () => {
     await start();
     await expect(start()).rejects.toMatchObject({ code: 'TUTTI_ERR_SESSION_LIMIT', status: 429 });
     expect(host.listSessions()).toHaveLength(2);
+  });
+
+  it('counts only live sessions against the limit: an ended one stays listed and frees its place', async () => {
+    const { host, control, start } = await setup({ maxSessions: 1 });
+    control.agentScript = 'setTimeout(() => process.exit(3), 300);';
+    const ended = await start();
+    await expect.poll(() => host.listSessions()[0]?.status, { timeout: 10_000 }).toBe('exited');
+    control.agentScript = undefined;
+    const next = await start();
+    expect(host.listSessions().map((s) => [s.id, s.status])).toEqual([
+      [ended.id, 'exited'],
+      [next.id, 'ready'],
+    ]);
+    await expect(start()).rejects.toMatchObject({
+      code: 'TUTTI_ERR_SESSION_LIMIT',
+      message: expect.stringContaining('--max-sessions'),
+    });
   });
 
   it('prepares a runtime for a self-spawned agent and revokes its token on close', async () => {

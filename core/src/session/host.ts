@@ -56,6 +56,8 @@ import { TurnRunner } from './turn-runner.js';
 import type { PermissionMode, PermissionOutcome, PromptBlock, TurnEvent } from './turn-types.js';
 
 const DEFAULT_MAX_SESSIONS = 64;
+/** Ended sessions kept listed (with their reasons) until closed; older ones are forgotten. */
+const EXITED_KEPT = 64;
 const DEFAULT_AGENT_TIMEOUT_MS = 60_000;
 const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 /** How long a provider's protocol-level close may take before the processes are stopped. */
@@ -624,7 +626,7 @@ export class AgentSessionHost {
       throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', { session: agentSessionId });
     }
     const max = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    if (this.#sessions.size >= max) throw new TuttiError('TUTTI_ERR_SESSION_LIMIT', { max });
+    if (this.#live() >= max) throw new TuttiError('TUTTI_ERR_SESSION_LIMIT', { max });
     const session: SessionContext = Object.freeze({
       agentSessionId,
       workspaceId: request.workspaceId,
@@ -727,12 +729,25 @@ export class AgentSessionHost {
     void this.#end(entry, reason);
   }
 
-  /** Marks a session exited with `reason`, stops what is left of it and revokes its token. */
+  /** Sessions that hold an agent or a token: the ones the session cap counts. */
+  #live(): number {
+    let live = 0;
+    for (const entry of this.#sessions.values()) if (entry.status !== 'exited') live += 1;
+    return live;
+  }
+
+  /**
+   * Marks a session exited with `reason`, stops what is left of it, revokes its token and
+   * forgets its record (an ended session is not brought back by the next start). It stays
+   * listed with its reason until it is closed; past EXITED_KEPT such, the oldest is dropped.
+   */
   async #end(entry: SessionEntry, reason: string): Promise<void> {
     if (entry.status === 'exited') return;
     entry.status = 'exited';
     entry.reason = reason;
     entry.turn?.cancel();
+    void this.#options.records?.remove(entry.session.agentSessionId).catch(() => {});
+    this.#forgetOldExited();
     this.#options.events?.publish({
       type: 'session.ended',
       session: entry.session.agentSessionId,
@@ -740,6 +755,13 @@ export class AgentSessionHost {
       reason,
     });
     await this.#stop(entry);
+  }
+
+  #forgetOldExited(): void {
+    const exited = [...this.#sessions.values()].filter((entry) => entry.status === 'exited');
+    for (const entry of exited.slice(0, Math.max(0, exited.length - EXITED_KEPT))) {
+      this.#sessions.delete(entry.session.agentSessionId);
+    }
   }
 
   /** Closes the handle (bounded), stops every process, removes the folder, revokes the token. */

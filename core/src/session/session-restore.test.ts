@@ -80,6 +80,23 @@ describe('sessions across a daemon restart', () => {
     expect(await readdir(folder)).toEqual([]);
   });
 
+  it('forgets the record of a session whose agent ended on its own, so no next start brings it back', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const { host, control, records } = await daemonHost(dir);
+    control.agentScript = 'setTimeout(() => process.exit(3), 300);';
+    const info = await host.createSession({
+      provider: 'fake',
+      workspaceId: 'ws',
+      cwd: '/work',
+      env: SECRET_ENV,
+    });
+    expect((await records.list()).map((s) => s.record.agentSessionId)).toEqual([info.id]);
+    await expect.poll(() => host.listSessions()[0]?.status, { timeout: 10_000 }).toBe('exited');
+    await expect.poll(async () => readdir(join(dir, 'records')), { timeout: 5_000 }).toEqual([]);
+    expect(host.listSessions()[0]).toMatchObject({ id: info.id, status: 'exited' });
+  });
+
   it('brings a recorded session back in the next host by its provider session id, with a new token', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
     dirs.push(dir);
