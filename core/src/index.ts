@@ -23,6 +23,7 @@ export {
   type AgentChannel,
   type ChannelLimits,
   openAgentChannel,
+  watchAgentOutput,
 } from './session/agent-channel.js';
 export {
   PROJECTION_STAGE,

@@ -15,6 +15,7 @@ import { isProcessGroupAlive, isProcessRunning } from '@tutti/core/internal';
 import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { CODEX_BIN } from '../fixtures/agents/paths.js';
 import { type AgentDaemon, bearerTokens, startAgentDaemon } from '../support/agent-daemon.js';
+import { runTurn } from '../support/agent-turns.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const FAULTY = join(FIXTURES, 'agents/faulty-agent.mjs');
@@ -182,6 +183,64 @@ describe('agent faults through tuttid', () => {
       expect(session!.exit!.stderr.join('\n')).not.toContain('sk-test-');
       const closed = await agents.daemon.control('DELETE', `/v1/sessions/${id}`);
       expect(closed.status).toBe(200);
+    }, 30_000);
+  });
+
+  /** Faults of an agent whose session started fine: the daemon notices them on its own. */
+  const LATER_FAULTS = ['garbage-later', 'huge-line-later', 'flood-later'] as const;
+
+  describe.each(Object.entries(KINDS))('%s after a healthy start', (kind, target) => {
+    const open = async (fault: string) => {
+      const record = join(agents.agentEnv.root, `${kind}-${fault}.pids`);
+      const answer = await agents.daemon.control('POST', '/v1/sessions', {
+        provider: target.provider,
+        workspaceId: `ws-${kind}-${fault}`,
+        cwd: agents.agentEnv.cwd,
+        env: { ...agents.env, FAULT: fault, FAULT_RECORD: record },
+        launch: target.launch,
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return { id: answer.body.session.id as string, record };
+    };
+    const noProcessLeft = async (record: string) => {
+      const pids = (await readFile(record, 'utf8')).split('\n').filter(Boolean).map(Number);
+      expect(pids.length).toBeGreaterThan(0);
+      for (const pid of pids) {
+        await expect.poll(() => isProcessGroupAlive(pid), { timeout: 10_000 }).toBe(false);
+      }
+    };
+
+    it.each(LATER_FAULTS)(
+      'ends the session of an agent that starts "%s" with the reason, and leaves no process',
+      async (fault) => {
+        const { id, record } = await open(fault);
+        await expect
+          .poll(async () => (await agents.session(id))?.status, { timeout: 15_000 })
+          .toBe('exited');
+        const session = await agents.session(id);
+        expect(session!.reason).toBeTruthy();
+        expect(JSON.stringify(session)).not.toContain('sk-test-');
+        await noProcessLeft(record);
+        expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
+      },
+      30_000,
+    );
+
+    it('answers a turn of an agent that closed its stdin after a healthy start, and stays up', async () => {
+      const { id, record } = await open('close-stdin-later');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const turn = await runTurn(agents, id, 'are you there?');
+      const text = JSON.stringify(turn.body);
+      if (turn.status === 200) {
+        expect(turn.events.at(-1)).toMatchObject({ type: 'end', stopReason: 'error' });
+        expect(turn.events.some((event) => event.type === 'error')).toBe(true);
+      } else {
+        expect(text).toMatch(/"code":"TUTTI_ERR_/);
+      }
+      expect(text).toContain(target.provider);
+      expect(text).not.toContain('sk-test-');
+      expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
+      await noProcessLeft(record);
     }, 30_000);
   });
 

@@ -45,6 +45,30 @@ describe('spawnAgent', () => {
     expect(await agent.exited).toMatchObject({ signal: 'SIGTERM', expected: true });
   });
 
+  it('stops an agent that failed as one that ended on its own, saying why, and keeps an earlier end', async () => {
+    const agent = spawnAgent(node('setInterval(() => {}, 1000)'), { provider: 'test' });
+    groups.push(agent.pid);
+    await agent.started;
+    await agent.fail('wrote a line over 4194304 bytes');
+    expect(isProcessGroupAlive(agent.pid)).toBe(false);
+    expect(await agent.exited).toMatchObject({
+      description: 'stopped because it wrote a line over 4194304 bytes',
+      expected: false,
+    });
+
+    const ended = spawnAgent(node('process.exit(3)'), { provider: 'test' });
+    await ended.exited;
+    await ended.fail('closed its stdin');
+    expect(ended.exit).toMatchObject({ description: 'exit code 3', expected: false });
+
+    const stopped = spawnAgent(node('setInterval(() => {}, 1000)'), { provider: 'test' });
+    groups.push(stopped.pid);
+    await stopped.started;
+    await stopped.terminate();
+    await stopped.fail('closed its stdin');
+    expect(stopped.exit).toMatchObject({ signal: 'SIGTERM', expected: true });
+  });
+
   it('records how the agent ended, with its last stderr lines and known secrets masked', async () => {
     const redactor = createSecretRedactor();
     redactor.add('tok-0123456789-secret');

@@ -77,6 +77,11 @@ export interface AgentProcess {
   write(data: string): boolean;
   /** Stops the whole group (SIGTERM, grace, SIGKILL); resolves once it is gone. Idempotent. */
   terminate(): Promise<void>;
+  /**
+   * Stops the whole group because the agent misbehaved: its exit is recorded as its own end
+   * (not expected), described as `stopped because it <what>`. A no-op once it has exited.
+   */
+  fail(what: string): Promise<void>;
 }
 
 /**
@@ -98,6 +103,7 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
   const redact = (text: string) => options.redactor?.redact(text) ?? text;
   const stderrLines = (max = EXIT_STDERR_LINES) => lastLines(redact(tail.text()), max);
   let stopping = false;
+  let failure: string | undefined;
   let startError: Error | undefined;
   let exit: AgentExit | undefined;
 
@@ -133,15 +139,17 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
       const description =
         child.pid === undefined || (code === null && signal === null && startError)
           ? `could not start: ${startError?.message ?? 'unknown error'}`
-          : signal
-            ? `signal ${signal}`
-            : `exit code ${code}`;
+          : failure
+            ? `stopped because it ${failure}`
+            : signal
+              ? `signal ${signal}`
+              : `exit code ${code}`;
       exit = Object.freeze({
         code,
         signal,
         description,
         stderr: Object.freeze(stderrLines()),
-        expected: stopping,
+        expected: stopping && failure === undefined,
       });
       resolve(exit);
     };
@@ -182,6 +190,13 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
     },
     terminate() {
       stopping = true;
+      return detached.terminate();
+    },
+    fail(what) {
+      // An agent that already ended on its own keeps that end as its reason.
+      if (!exit && !stopping && child.exitCode === null && child.signalCode === null) {
+        failure ??= what;
+      }
       return detached.terminate();
     },
   };

@@ -3,8 +3,9 @@
  * a line longer than `maxLineBytes`, more than `maxNoiseLines` lines that are not JSON
  * objects, or more than `maxMessagesPerSecond` messages in a second is a fault; so is
  * stdin closing under a write (EPIPE) and the process ending. A fault is reported once,
- * with what happened and the agent's last stderr lines, and the agent is stopped. Both
- * stdio protocols (ACP, app-server) read and write through this one channel.
+ * with what happened and the agent's last stderr lines, and the agent is stopped as one
+ * that failed (its session ends with that reason). Both stdio protocols (ACP, app-server)
+ * read and write through this one channel; an agent an SDK drives is watched by it.
  */
 import { TuttiError } from '../errors/index.js';
 import type { AgentExit, AgentProcess } from '../process/agent-process.js';
@@ -57,10 +58,23 @@ export interface AgentChannel {
 const NEWLINE = 0x0a;
 const STDIN_CLOSED_GRACE_MS = 300;
 
+/**
+ * Holds an agent whose stdio an SDK reads and writes itself (the Claude Agent SDK) to the
+ * same bounds: it only watches, parses nothing, and stops the agent on a fault, so the SDK
+ * sees the agent end instead of a flood, an endless line or a write that never lands.
+ */
+export function watchAgentOutput(
+  agent: AgentProcess,
+  limits: Partial<ChannelLimits> = {},
+): Pick<AgentChannel, 'fault' | 'faulted'> {
+  return openAgentChannel(agent, limits, { watchOnly: true });
+}
+
 /** Opens the channel on `agent`'s stdout and stdin. */
 export function openAgentChannel(
   agent: AgentProcess,
   limits: Partial<ChannelLimits> = {},
+  mode: { readonly watchOnly?: boolean } = {},
 ): AgentChannel {
   const bounds = { ...DEFAULT_CHANNEL_LIMITS, ...limits };
   const listeners: ((message: ChannelMessage) => void)[] = [];
@@ -81,16 +95,20 @@ export function openAgentChannel(
     agent.stdout.removeListener('data', onData);
     agent.stdout.resume();
     resolveFault(fault);
-    if (kind !== 'exited') void agent.terminate();
+    if (kind !== 'exited') void agent.fail(what);
   };
 
   const deliver = (line: Buffer) => {
     if (line.length === 0 || (line.length === 1 && line[0] === 0x0d)) return;
     let value: unknown;
-    try {
-      value = JSON.parse(line.toString('utf8'));
-    } catch {
-      value = undefined;
+    if (mode.watchOnly) {
+      value = looksLikeObject(line) ? {} : undefined;
+    } else {
+      try {
+        value = JSON.parse(line.toString('utf8'));
+      } catch {
+        value = undefined;
+      }
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       noise += 1;
@@ -171,6 +189,15 @@ export function openAgentChannel(
       return faultError(agent.provider, method, fault);
     },
   };
+}
+
+/** Whether a line starts (after blanks) with `{`: what the watch-only mode counts as a message. */
+function looksLikeObject(line: Buffer): boolean {
+  for (const byte of line) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0d) continue;
+    return byte === 0x7b;
+  }
+  return false;
 }
 
 /** The TuttiError for a request that `fault` interrupted (or that failed without one). */

@@ -21,6 +21,7 @@ import {
   type StopReason,
   TuttiError,
   type TurnSink,
+  watchAgentOutput,
 } from '@tutti/core';
 import { ClaudeTurns } from './claude-turns.js';
 import { createPromptStream, type PromptStream } from './prompt-stream.js';
@@ -79,6 +80,7 @@ export class ClaudeSdkSession {
             : { behavior: 'deny', message: 'The user did not allow this tool.' },
         spawnClaudeCodeProcess: (spec) => {
           agent = input.spawn(spec);
+          watchAgentOutput(agent);
           return agent.child as unknown as SpawnedProcess;
         },
       };
