@@ -2,7 +2,8 @@
  * Turns an installed connector and its credential into a running upstream MCP client.
  * The credential reaches only the upstream process (as its env var) or the upstream's
  * requests (as a header). Of the daemon's own environment a stdio upstream gets only the
- * proxy, CA, locale and temp-folder settings (plus PATH and HOME), under its manifest's env.
+ * proxy, CA, locale and temp-folder settings (plus PATH and HOME), under its manifest's env;
+ * a remote one is reached through the proxy those settings name.
  */
 import type { UpstreamTool } from '../contracts/index.js';
 import { type ProcessSupervisor, upstreamInheritedEnv } from '../process/index.js';
@@ -10,6 +11,7 @@ import type { Credential, InstalledConnector } from '../store/index.js';
 import {
   openHttpUpstream,
   openStdioUpstream,
+  proxyFetch,
   type UpstreamConnection,
   type UpstreamExitInfo,
   type UpstreamLogger,
@@ -76,10 +78,12 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
       supervisor: options.supervisor,
     });
   }
+  const fetch = proxyFetch();
   return openHttpUpstream({
     ...common,
     url: mcp.url,
     headers: credentialHeaders(connector, credential),
     protocol: mcp.protocol ?? 'auto',
+    ...(fetch && { fetch }),
   });
 };
