@@ -697,6 +697,7 @@ export class AgentSessionHost {
         processes: this.#options.processes,
         redactor: this.#options.redactor,
         onAgentExit: (ended, agent) => this.#agentEnded(ended, agent),
+        preview: (of) => this.#preparer.preview(of.session),
       },
       this.#agentTimeoutMs(),
       settings,
