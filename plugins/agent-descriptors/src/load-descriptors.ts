@@ -95,6 +95,8 @@ export function engineDescriptor(file: AgentDescriptorFile, command: string): Ac
     skills: file.skills as AcpAgentDescriptor['skills'] & object,
     guidance: file.guidance as AcpAgentDescriptor['guidance'] & object,
     settings: file.settings,
+    ...(file.sessionMode ? { sessionMode: file.sessionMode } : {}),
+    ...(file.toolTitles?.length ? { toolTitles: file.toolTitles } : {}),
   };
 }
 
