@@ -196,6 +196,12 @@ export const agentDescriptorSchema = z
       .boolean()
       .default(false)
       .describe('Its MCP client re-lists on notifications/tools/list_changed.'),
+    liveReload: z
+      .boolean()
+      .default(true)
+      .describe(
+        'A live session takes a new binding through session/resume or session/load in the running process; false: it asks for a resume or restart instead.',
+      ),
     notes: z.array(z.string()).default([]).describe('Known traps, for people.'),
   })
   .strict()

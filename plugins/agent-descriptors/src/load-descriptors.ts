@@ -89,6 +89,7 @@ export function engineDescriptor(file: AgentDescriptorFile, command: string): Ac
     args: file.args,
     env: file.env,
     listChanged: file.listChanged,
+    ...(file.liveReload === false ? { liveReload: false } : {}),
     ...(file.timeouts.initializeMs ? { initializeTimeoutMs: file.timeouts.initializeMs } : {}),
     ...(file.timeouts.requestMs ? { requestTimeoutMs: file.timeouts.requestMs } : {}),
     ...(file.home ? { home: file.home } : {}),

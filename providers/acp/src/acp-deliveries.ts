@@ -37,7 +37,9 @@ function fill(value: unknown, values: Record<string, string>): unknown {
 }
 
 /** Whether the agent declared the (unstable) ACP `systemPrompt` session field. */
-export function takesSystemPrompt(declared: Readonly<Record<string, unknown>> | undefined): boolean {
+export function takesSystemPrompt(
+  declared: Readonly<Record<string, unknown>> | undefined,
+): boolean {
   const sessionCapabilities = declared?.sessionCapabilities as Record<string, unknown> | undefined;
   return Boolean(sessionCapabilities?.systemPrompt);
 }
@@ -59,7 +61,11 @@ export function withDeliveries(
     setPath(meta, guidance.path, fill(guidance.value, { guidance: runtime.guidance }));
   }
   const next = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : { ...params };
-  if (guidance?.via === 'system-prompt' && runtime.guidance && takesSystemPrompt(session.declared)) {
+  if (
+    guidance?.via === 'system-prompt' &&
+    runtime.guidance &&
+    takesSystemPrompt(session.declared)
+  ) {
     next.systemPrompt = { mode: 'append', content: [{ type: 'text', text: runtime.guidance }] };
   }
   return next;

@@ -82,7 +82,8 @@ export function createAcpProvider(
 ): AgentProvider<string, AcpState, AcpSessionParams> {
   const skills = descriptor.skills ?? { via: 'none' };
   const guidance = descriptor.guidance ?? { via: 'none' };
-  const startRead = guidance.via === 'home-file' && guidance.readAt === 'start' ? guidance : undefined;
+  const startRead =
+    guidance.via === 'home-file' && guidance.readAt === 'start' ? guidance : undefined;
   const toolTitles = (descriptor.toolTitles ?? []).map((source) => new RegExp(source));
   const homeEnv = (setup: SessionSetup, pre: Materialized | undefined) => ({
     ...setup.launch.env,
@@ -251,7 +252,13 @@ export function createAcpProvider(
         // An agent that reads its instructions only at start gets what a bound session would.
         const preview = startRead ? await setup.preview?.() : undefined;
         if (startRead && preview?.guidance) {
-          await writeGuidance(setup.files, startRead, preview.guidance, home, homeEnv(setup, start.pre));
+          await writeGuidance(
+            setup.files,
+            startRead,
+            preview.guidance,
+            home,
+            homeEnv(setup, start.pre),
+          );
           start.startedWith = preview.guidance;
         }
       }
@@ -286,7 +293,13 @@ export function createAcpProvider(
         !startRead &&
         (guidance.via === 'home-file' || guidance.via === 'config-file')
       ) {
-        await writeGuidance(setup.files, guidance, runtime.guidance, home, homeEnv(setup, start?.pre));
+        await writeGuidance(
+          setup.files,
+          guidance,
+          runtime.guidance,
+          home,
+          homeEnv(setup, start?.pre),
+        );
       }
       return undefined;
     },
@@ -335,9 +348,21 @@ export function installAcpAgent(host: PluginHost, descriptor: AcpAgentDescriptor
     { name: PLUGIN_NAME, stage: REFRESH_STAGES.nativeReload },
     async (refresh) => {
       const operation = reloadOperation(refresh.session.declared);
-      if (!operation || !refresh.handle.reload) return undefined;
+      if (!operation || !refresh.handle.reload || holder.current.liveReload === false) {
+        return undefined;
+      }
       const { params } = await refresh.reproject(operation);
-      return (await refresh.handle.reload(params)) ? REFRESH_STRATEGIES.nativeReload : undefined;
+      try {
+        return (await refresh.handle.reload(params)) ? REFRESH_STRATEGIES.nativeReload : undefined;
+      } catch (error) {
+        // codex-acp cannot resume, nor Gemini CLI load, a session that has had no turn yet:
+        // the next strategy (a resume or restart by whoever drives the agent) takes over.
+        host.logger?.warn(
+          { provider: descriptor.name, session: refresh.session.agentSessionId, operation },
+          `the agent could not take the new tool list through session/${operation}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return undefined;
+      }
     },
   );
   host.registerProvider(createAcpProvider(descriptor, { logger: host.logger }));

@@ -138,11 +138,7 @@ export function acpTurns(
       const known = calls.get(update.toolCallId);
       const named = callOf(update, toolTitles);
       // A later update may say more of the call than the first (its title, its input).
-      const call = known?.server
-        ? known
-        : named.server || !known?.tool
-          ? named
-          : known;
+      const call = known?.server ? known : named.server || !known?.tool ? named : known;
       const status =
         statusOf(update.status) ?? (update.sessionUpdate === 'tool_call' ? 'pending' : undefined);
       calls.set(update.toolCallId, {

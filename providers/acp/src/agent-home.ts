@@ -186,7 +186,11 @@ export async function resetGuidance(
  * written and renamed over the link), so the user's own file is not left stale. Only a file
  * the session linked from the user's folder is written back.
  */
-export async function writeBackFiles(files: SessionFiles, home: AgentHome, env: Env): Promise<void> {
+export async function writeBackFiles(
+  files: SessionFiles,
+  home: AgentHome,
+  env: Env,
+): Promise<void> {
   for (const name of home.writeBack ?? []) {
     const session = join(files.dir, mirror(home), name);
     const user = join(userFolder(home, env), name);

@@ -15,6 +15,13 @@ export interface AcpAgentDescriptor {
   readonly env?: Readonly<Record<string, string>>;
   /** The agent's MCP client re-lists on `notifications/tools/list_changed`. */
   readonly listChanged?: boolean;
+  /**
+   * Whether a live session takes a new binding through `session/resume` or `session/load`
+   * in the agent's running process (default true). False for an agent that answers the
+   * request without reconnecting, or fails it: the session then asks for a resume or
+   * restart by whoever drives it.
+   */
+  readonly liveReload?: boolean;
   /** How long `initialize` may take before the session degrades to plain (ms). */
   readonly initializeTimeoutMs?: number;
   /** How long other requests may take (ms). */
