@@ -448,7 +448,10 @@ function gemini(res: ServerResponse, reply: ModelReply, stream: boolean): void {
     usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
     modelVersion: 'scripted-model',
   };
-  if (!stream) return json(res, chunk);
+  if (!stream) {
+    json(res, chunk);
+    return;
+  }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
 }
