@@ -12,14 +12,9 @@ import { readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  type Daemon,
-  installExitHandlers,
-  isTuttiError,
-  resolveHome,
-  startDaemon,
-  TuttiError,
-} from '@tutti/core';
+import { type Daemon, isTuttiError, startDaemon, TuttiError } from '@tutti/core';
+import { resolveHome } from '@tutti/core/client';
+import { installExitHandlers } from '@tutti/core/internal';
 import { pino } from 'pino';
 
 const here = dirname(fileURLToPath(import.meta.url));

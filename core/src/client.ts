@@ -7,6 +7,6 @@
 export { type DaemonInfo, daemonFilePath } from './daemon/daemon-file.js';
 export * from './errors/index.js';
 export { sanitizeText } from './guidance/sanitize-text.js';
-export type { ConnectorSummary, SkillSummary } from './routes/connector-summary.js';
-export { parseConnectorSummaries } from './routes/connector-summary-check.js';
+export type { ConnectorSummary, SkillSummary } from './catalog/connector-summary.js';
+export { parseConnectorSummaries } from './catalog/connector-summary-check.js';
 export { resolveHome } from './store/home.js';

@@ -8,15 +8,17 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AgentSessionHost } from '@tutti/core';
 import {
-  AgentSessionHost,
-  type ConnectorMCPRegistryApi,
+  type ConnectorMCPRegistry,
   createConnectorMCPRegistry,
   discoverAndLoadPlugins,
-} from '@tutti/core';
+  createTokenService,
+  type TokenService,
+  type ConnectorServer,
+  createConnectorServer,
+} from '@tutti/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenService, type TokenService } from '../../core/src/auth/index.js';
-import { type ConnectorServer, createConnectorServer } from '../../core/src/server/index.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const OPENCODE = join(REPO, 'node_modules', '.bin', 'opencode');
@@ -24,7 +26,7 @@ const OPENCODE = join(REPO, 'node_modules', '.bin', 'opencode');
 /** What the server saw, in order: which session each verified token belongs to, and lists. */
 type Seen = { kind: 'verify'; session: string | undefined } | { kind: 'list' };
 
-function observe(tokens: TokenService, registry: ConnectorMCPRegistryApi) {
+function observe(tokens: TokenService, registry: ConnectorMCPRegistry) {
   const seen: Seen[] = [];
   const waiters: { check: () => boolean; resolve: () => void }[] = [];
   const changed = () => {
@@ -44,7 +46,7 @@ function observe(tokens: TokenService, registry: ConnectorMCPRegistryApi) {
       return session;
     },
   };
-  const observedRegistry: ConnectorMCPRegistryApi = {
+  const observedRegistry: ConnectorMCPRegistry = {
     ...registry,
     snapshot: () => {
       seen.push({ kind: 'list' });

@@ -6,8 +6,7 @@
  * request shows the connector skill's name and description and the guidance text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
 import { runTurn, type TurnAgent, turnAgents } from '../support/agent-turns.js';
 import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';

@@ -11,9 +11,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentSessionInfo } from '../../core/src/session/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import type { AgentSessionInfo } from '@tutti/core';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import {
   AGENT_POLL,
   type AgentDaemon,

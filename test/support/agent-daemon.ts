@@ -6,11 +6,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
-import type { AgentSessionInfo } from '../../core/src/session/index.js';
+import type { AgentSessionInfo } from '@tutti/core';
 import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { isProcessGroupAlive as groupHasLiveMember } from '../../core/src/process/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
+import { isProcessGroupAlive as groupHasLiveMember } from '@tutti/core/internal';
+import { writeRelease } from '@tutti/core/testing';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */

@@ -16,10 +16,10 @@ import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '.
 import {
   createProcessSupervisor,
   type ProcessSupervisor,
-  SecretRedactor,
+  createSecretRedactor,
 } from '../process/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
-import { createRouteRegistry } from '../routes/index.js';
+import { createConnectorCatalog } from '../catalog/index.js';
 import {
   type BackoffOptions,
   createConnectorRuntime,
@@ -30,18 +30,18 @@ import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/i
 import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
 import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
-import { registerControlRoutes } from './control-routes.js';
+import { registerControlEndpoints } from './control-endpoints.js';
 import { connectorEventOf } from './connector-events.js';
-import { registerEventsRoute } from './events-route.js';
-import { registerSessionRoutes } from './session-routes.js';
-import { registerTurnRoutes } from './turn-routes.js';
+import { registerEventsEndpoint } from './events-endpoint.js';
+import { registerSessionEndpoints } from './session-endpoints.js';
+import { registerTurnEndpoints } from './turn-endpoints.js';
 import {
   type DaemonInfo,
   removeDaemonFile,
   runningDaemonPid,
   writeDaemonFile,
 } from './daemon-file.js';
-import { METRIC_NAMES, Metrics } from './metrics.js';
+import { METRIC_NAMES, createMetrics } from './metrics.js';
 
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
@@ -132,14 +132,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);
     }
     const registry = createConnectorMCPRegistry();
-    const routes = createRouteRegistry();
+    const catalog = createConnectorCatalog();
     const tokens = createTokenService();
     cleanups.push(async () => tokens.revokeAll());
     const events = createEventHub();
     cleanups.push(async () => events.close());
-    const redactor = new SecretRedactor();
+    const redactor = createSecretRedactor();
     const records = sessionRecords(join(home, 'sessions', 'records'));
-    const metrics = new Metrics();
+    const metrics = createMetrics();
     const binDir = join(home, 'bin');
     // Set below; the server answers no agent before a session exists.
     let host: AgentSessionHost | undefined;
@@ -168,7 +168,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const runtime = createConnectorRuntime({
       store,
       registry,
-      routes,
+      catalog,
       binDir,
       logger,
       supervisor,
@@ -204,7 +204,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       redactor,
       onProblem: (session, message) =>
         logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
-      guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
+      guidance: () => renderGuidance(availableConnectors(catalog, runtime.status())) || undefined,
     });
     // A shutdown keeps what daemon-driven sessions need to come back at the next start.
     cleanups.push(() => host.suspend());
@@ -251,10 +251,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
     });
-    registerControlRoutes(app, { store, registry, routes, runtime, events, metrics, reconcile });
-    registerSessionRoutes(app, host);
-    registerTurnRoutes(app, host);
-    registerEventsRoute(app, events);
+    registerControlEndpoints(app, {
+      store,
+      registry,
+      catalog,
+      runtime,
+      events,
+      metrics,
+      reconcile,
+    });
+    registerSessionEndpoints(app, host);
+    registerTurnEndpoints(app, host);
+    registerEventsEndpoint(app, events);
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
     cleanups.push(() => app.close());
     const address = app.server.address();

@@ -470,7 +470,7 @@ export const ERROR_CODES = Object.freeze({
     status: 413,
   },
   TUTTI_ERR_CONTROL_NOT_FOUND: {
-    message: 'Nothing answers "{what}": see docs/control-api.md for the routes.',
+    message: 'Nothing answers "{what}": see docs/control-api.md for the endpoints.',
     status: 404,
   },
   TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR: {

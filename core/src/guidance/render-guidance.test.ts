@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectorSummary } from '../routes/connector-summary.js';
+import type { ConnectorSummary } from '../catalog/connector-summary.js';
 import { renderGuidance } from './render-guidance.js';
 
 const github: ConnectorSummary = {

@@ -1,5 +1,5 @@
 /**
- * Reconcile (spec 6.2): keeps the registry, the route metadata and the CLI shims equal to
+ * Reconcile (spec 6.2): keeps the registry, the catalog and the CLI shims equal to
  * what is installed and authorized. Installed + auth ready -> start, list, commit, notify;
  * upgrade -> the new release is fully listed before the swap and the old closes after its
  * calls drained; uninstall or auth loss -> fence, remove, notify, close. A crashed upstream
@@ -9,8 +9,8 @@
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError } from '../errors/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
-import type { ConnectorMCPRegistryApi } from '../registry/index.js';
-import type { RouteRegistryApi, SkillSummary } from '../routes/index.js';
+import type { ConnectorMCPRegistry } from '../registry/index.js';
+import type { ConnectorCatalog, SkillSummary } from '../catalog/index.js';
 import { listShimKeys, publishedGeneration, publishShim, removeShim } from '../shims/index.js';
 import { discoverSkills } from '../skills/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
@@ -30,8 +30,8 @@ import type {
 /** What the runtime needs. */
 export interface ConnectorRuntimeOptions {
   store: ConnectorStore;
-  registry: ConnectorMCPRegistryApi;
-  routes: RouteRegistryApi;
+  registry: ConnectorMCPRegistry;
+  catalog: ConnectorCatalog;
   /** State bin dir for `tutti-connector-<key>` shims. */
   binDir: string;
   logger: RuntimeLogger;
@@ -101,7 +101,7 @@ function message(error: unknown): string {
 
 /** Creates the runtime; nothing starts until {@link ConnectorRuntime.reconcile}. */
 export function createConnectorRuntime(options: ConnectorRuntimeOptions): ConnectorRuntime {
-  const { store, registry, routes, binDir, logger } = options;
+  const { store, registry, catalog, binDir, logger } = options;
   const launch = options.launch ?? launchUpstream;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const stableMs = options.stableMs ?? DEFAULT_STABLE_MS;
@@ -147,11 +147,11 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     void closing.then(() => retiring.delete(closing));
   }
 
-  /** Publishes the route metadata of `entry` at `generation`. */
+  /** Publishes the catalog entry of `entry` at `generation`. */
   function publish(entry: Active, generation: number) {
     const { key, connector } = entry;
     const ready = 'ready' as const;
-    routes.commit(key, generation, {
+    catalog.commit(key, generation, {
       name: connector.manifest.name,
       description: connector.manifest.description,
       ...(connector.paths.mcp && { mcp: { status: ready } }),
@@ -338,7 +338,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     actives.delete(entry.key);
     if (entry.generation !== undefined) {
       registry.remove(entry.key, entry.generation);
-      routes.remove(entry.key, entry.generation);
+      catalog.remove(entry.key, entry.generation);
     }
     record(entry.key, 'removed', entry.generation, reason);
     await closeConnection(entry).catch(() => undefined);

@@ -1,5 +1,5 @@
 /** Public shapes of the connector runtime: statuses and the events it records. */
-import type { InterfaceStatus } from '../routes/index.js';
+import type { InterfaceStatus } from '../catalog/index.js';
 
 /** Life-cycle state of one connector in the runtime. */
 export type ConnectorState = 'starting' | 'ready' | 'restarting' | 'failed';

@@ -59,6 +59,11 @@ export interface AgentSessionInfo {
   readonly reason?: string;
   /** How its agent ended, when it ended on its own. */
   readonly exit?: SessionExit;
+  /**
+   * How long each step of the last start took, in ms and in order (`prelaunch`, `spawn`,
+   * `handshake`, `prepare`, `project`, `materialize`, `open`): where a slow start spends it.
+   */
+  readonly startSteps?: Readonly<Record<string, number>>;
 }
 
 /** A `tools/list` served to a session's agent: the snapshot version, its tool count, when. */

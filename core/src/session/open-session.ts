@@ -50,7 +50,10 @@ export async function openDaemonSession(
 ): Promise<LiveSession> {
   let state: unknown;
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
+  entry.startSteps = {};
+  const step = stepClock(entry.startSteps);
   const pre = provider.handshake ? ((await provider.prelaunch?.(setup)) ?? {}) : {};
+  step('prelaunch');
   const agent = provider.handshake
     ? setup.spawn({
         ...(pre.env ? { env: pre.env } : {}),
@@ -59,16 +62,21 @@ export async function openDaemonSession(
     : undefined;
   if (agent && provider.handshake) {
     await agent.started;
+    step('spawn');
     const handshake = await provider.handshake(agent, setup);
     state = handshake.state;
     if (handshake.declared) entry.declared = handshake.declared;
     probe =
       handshake.declared && provider.probeOf ? provider.probeOf(handshake.declared) : undefined;
+    step('handshake');
   }
   const runtime = await services.prepare(entry, probe);
+  step('prepare');
   const context = hookContext(entry, operation, providerSessionId);
   const params = await projectSession(services.hooks, provider, runtime, context);
+  step('project');
   const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
+  step('materialize');
   const open =
     operation === 'new'
       ? provider.newSession
@@ -78,7 +86,7 @@ export async function openDaemonSession(
   if (!open) {
     throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
   }
-  return open.call(provider, {
+  const live = await open.call(provider, {
     setup,
     params: params as never,
     runtime,
@@ -87,6 +95,18 @@ export async function openDaemonSession(
     ...(providerSessionId === undefined ? {} : { providerSessionId }),
     env: { ...runtime.env, ...pre.env, ...materialized.env },
   });
+  step('open');
+  return live;
+}
+
+/** Records into `steps` the ms since the previous mark under each name it is called with. */
+function stepClock(steps: Record<string, number>): (name: string) => void {
+  let last = performance.now();
+  return (name) => {
+    const now = performance.now();
+    steps[name] = Math.round((now - last) * 10) / 10;
+    last = now;
+  };
 }
 
 /** Prepares, projects and materializes a host-driven session of `provider`. */

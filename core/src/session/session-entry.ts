@@ -56,6 +56,8 @@ export interface SessionEntry {
   /** A turn waits for the session's refresh before it starts. */
   turnStarting?: boolean;
   refreshing: Promise<unknown>;
+  /** How long each step of the last start took (ms), in order. */
+  startSteps?: Record<string, number>;
   /** Undo functions of secrets registered with the redactor for this session. */
   readonly forget: (() => void)[];
 }
@@ -113,6 +115,7 @@ export function entryInfo(entry: SessionEntry): AgentSessionInfo {
     connector: entry.connector,
     ...(entry.handle ? { providerSessionId: entry.handle.providerSessionId } : {}),
     ...(pid ? { pid } : {}),
+    ...(entry.startSteps ? { startSteps: { ...entry.startSteps } } : {}),
     ...(entry.lastRefresh ? { lastRefresh: entry.lastRefresh } : {}),
     ...(entry.toolsListed ? { toolsListed: entry.toolsListed } : {}),
     ...(entry.reason ? { reason: entry.reason } : {}),

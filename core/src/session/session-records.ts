@@ -84,7 +84,10 @@ export function sessionRecords(dir: string): SessionRecords {
     },
     async update(record) {
       await ensure();
-      await writePrivate(paths(record.agentSessionId).record, `${JSON.stringify(record, null, 2)}\n`);
+      await writePrivate(
+        paths(record.agentSessionId).record,
+        `${JSON.stringify(record, null, 2)}\n`,
+      );
     },
     async remove(agentSessionId) {
       const { record, env } = paths(agentSessionId);
@@ -98,7 +101,9 @@ export function sessionRecords(dir: string): SessionRecords {
         const path = join(dir, name);
         try {
           const record = sessionRecordSchema.parse(JSON.parse(await readFile(path, 'utf8')));
-          const envText = await readFile(paths(record.agentSessionId).env, 'utf8').catch(() => '{}');
+          const envText = await readFile(paths(record.agentSessionId).env, 'utf8').catch(
+            () => '{}',
+          );
           const { env = {}, launchEnv = {} } = JSON.parse(envText) as {
             env?: Record<string, string>;
             launchEnv?: Record<string, string>;

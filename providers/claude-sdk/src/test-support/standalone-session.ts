@@ -10,9 +10,9 @@ import {
   type AgentProcess,
   type PreparedRuntime,
   sessionFiles,
-  spawnAgent,
   createSkillPlugin,
 } from '@tutti/core';
+import { spawnAgent } from '@tutti/core/internal';
 import { ClaudeSdkSession } from '../claude-sdk-session.js';
 import { buildQueryOptions } from '../query-options.js';
 
