@@ -11,9 +11,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import type { AgentSessionInfo } from '../../core/src/session/index.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
+import type { AgentSessionInfo } from '@tutti/core';
 import { startToolServer, type ToolServer } from '../fixtures/agents/tool-server.js';
 import {
   AGENT_POLL,
