@@ -12,6 +12,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { geminiReply, jsonSchemaOf, smallest } from './scripted-gemini.js';
 
 /** Which wire API a request came in on. */
 export type ModelApi = 'anthropic' | 'responses' | 'chat' | 'gemini';
@@ -101,7 +102,7 @@ export async function startScriptedModel(initial?: ModelScript): Promise<Scripte
     if (api === 'gemini') {
       const schema = jsonSchemaOf(body);
       const reply = schema ? { text: JSON.stringify(smallest(schema)) } : await script(request);
-      return gemini(res, reply, path.includes(':streamGenerateContent'));
+      return geminiReply(res, reply, path.includes(':streamGenerateContent'));
     }
     const reply = await script(request);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -413,47 +414,6 @@ function chat(res: ServerResponse, reply: ModelReply, id: number): void {
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   });
   res.write('data: [DONE]\n\n');
-}
-
-/** The JSON schema a Gemini request asks its answer to follow, if it asks for one. */
-function jsonSchemaOf(body: Record<string, unknown>): Record<string, unknown> | undefined {
-  const config = body.generationConfig as Record<string, unknown> | undefined;
-  const schema = config?.responseJsonSchema ?? config?.responseSchema;
-  if (schema && typeof schema === 'object') return schema as Record<string, unknown>;
-  return config?.responseMimeType === 'application/json' ? {} : undefined;
-}
-
-/** The smallest value `schema` allows: its required properties, first enum values. */
-function smallest(schema: Record<string, unknown>): unknown {
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  const type = String(schema.type ?? 'object').toLowerCase();
-  if (type === 'string') return 'scripted';
-  if (type === 'number' || type === 'integer') return 1;
-  if (type === 'boolean') return false;
-  if (type === 'array') return [];
-  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  return Object.fromEntries(
-    required.filter((name) => properties[name]).map((name) => [name, smallest(properties[name]!)]),
-  );
-}
-
-function gemini(res: ServerResponse, reply: ModelReply, stream: boolean): void {
-  const parts =
-    'text' in reply
-      ? [{ text: reply.text }]
-      : [{ functionCall: { name: reply.toolCall.name, args: reply.toolCall.arguments } }];
-  const chunk = {
-    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
-    modelVersion: 'scripted-model',
-  };
-  if (!stream) {
-    json(res, chunk);
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
 }
 
 /**
