@@ -29,20 +29,45 @@ function offeredName(request: ModelRequest, localTool: string): string | undefin
       ? [`mcp__connector__${localTool}`]
       : request.api === 'responses'
         ? [`mcp__connector/${localTool}`]
-        : [`connector_${localTool}`];
+        : request.api === 'gemini'
+          ? [`mcp_connector_${localTool}`]
+          : [`connector_${localTool}`, `mcp__connector__${localTool}`];
   return candidates.find((name) => request.tools.includes(name));
 }
 
+/** Tools that only find deferred tools (Claude Code, Qwen Code): their results are no answer. */
+const SEARCH_TOOLS = new Set(['ToolSearch', 'tool_search']);
+
 /**
  * The model of a tool-calling turn: call the connector tool `localTool` (e.g. `first_echo`)
- * with `args`, loading it first through Claude Code's ToolSearch when it is deferred, then
- * answer quoting the tool's result. A request with no tools (a title request) gets a title.
+ * with `args`, loading it first when it is deferred (Claude Code's ToolSearch; Qwen Code's
+ * tool_search, then tool_call), then answer quoting the tool's result. A request with no
+ * tools (a title request) gets a title.
  */
 export function callConnectorTool(localTool: string, args: Record<string, unknown>): ModelScript {
   return (request): ModelReply => {
     if (request.tools.length === 0) return { text: 'Scripted title' };
     const results = request.turnToolResults;
-    if (results.length > 0) return { text: `The tool said: ${results[results.length - 1]}` };
+    const last = request.turnToolCalls.at(-1);
+    if (results.length > 0 && last && !SEARCH_TOOLS.has(last)) {
+      return { text: `The tool said: ${results[results.length - 1]}` };
+    }
+    if (last === 'tool_search' && request.tools.includes('tool_call')) {
+      return {
+        toolCall: {
+          name: 'tool_call',
+          arguments: { name: `mcp__connector__${localTool}`, arguments: args },
+        },
+      };
+    }
+    if (request.tools.includes('tool_search') && !offeredName(request, localTool)) {
+      return {
+        toolCall: {
+          name: 'tool_search',
+          arguments: { query: `select:mcp__connector__${localTool}` },
+        },
+      };
+    }
     const name = offeredName(request, localTool);
     if (name) return { toolCall: { name, arguments: args } };
     if (request.tools.includes('ToolSearch')) {

@@ -1,16 +1,21 @@
 /**
  * A scripted model on 127.0.0.1 for turns with real agents (test support, not product): it
  * speaks Anthropic Messages (`/v1/messages`, `/v1/messages/count_tokens`), OpenAI
- * Responses (`/v1/responses`) and OpenAI Chat Completions (`/v1/chat/completions`), all
- * streaming, and answers each request from the test's script: call a tool with these
- * arguments, or answer with a text. Every request is recorded as received, so a test can
- * read what the agent sent the model (earlier turns, tools offered, system prompt).
+ * Responses (`/v1/responses`), OpenAI Chat Completions (`/v1/chat/completions`), all
+ * streaming, and the Gemini API (`/v1beta/models/<model>:streamGenerateContent`,
+ * `:generateContent`, `:countTokens`), and answers each request from the test's script:
+ * call a tool with these arguments, or answer with a text. A Gemini request that asks for
+ * JSON under a schema (Gemini CLI's own routing and next-speaker checks) is answered by the
+ * model itself with the smallest object the schema allows (first enum values), not by the
+ * script. Every request is recorded as received, so a test can read what the agent sent
+ * the model (earlier turns, tools offered, system prompt).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { geminiReply, jsonSchemaOf, smallest } from './scripted-gemini.js';
 
 /** Which wire API a request came in on. */
-export type ModelApi = 'anthropic' | 'responses' | 'chat';
+export type ModelApi = 'anthropic' | 'responses' | 'chat' | 'gemini';
 
 /** One request as the script sees it, normalized across the three APIs. */
 export interface ModelRequest {
@@ -25,6 +30,10 @@ export interface ModelRequest {
   readonly toolResults: readonly string[];
   /** Results of tool calls since the last user prompt (this turn's), in order. */
   readonly turnToolResults: readonly string[];
+  /** Names of the tools the model called since the last user prompt, in order. */
+  readonly turnToolCalls: readonly string[];
+  /** A Gemini request for JSON under a schema, answered by the model itself. */
+  readonly structured?: boolean;
   /** The last user text of the conversation. */
   readonly lastUserText: string;
 }
@@ -70,13 +79,18 @@ export async function startScriptedModel(initial?: ModelScript): Promise<Scripte
     if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
       return json(res, { input_tokens: 10 });
     }
+    if (req.method === 'POST' && path.endsWith(':countTokens')) {
+      return json(res, { totalTokens: 10 });
+    }
     const api: ModelApi | undefined = path.endsWith('/messages')
       ? 'anthropic'
       : path.endsWith('/responses')
         ? 'responses'
         : path.endsWith('/chat/completions')
           ? 'chat'
-          : undefined;
+          : /:(stream)?generateContent$/i.test(path)
+            ? 'gemini'
+            : undefined;
     if (req.method !== 'POST' || !api) {
       if (req.method === 'GET' && path.endsWith('/models')) return json(res, { data: [] });
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -84,8 +98,13 @@ export async function startScriptedModel(initial?: ModelScript): Promise<Scripte
     }
     const request = normalize(api, body);
     requests.push(request);
-    const reply = await script(request);
     ids += 1;
+    if (api === 'gemini') {
+      const schema = jsonSchemaOf(body);
+      const reply = schema ? { text: JSON.stringify(smallest(schema)) } : await script(request);
+      return geminiReply(res, reply, path.includes(':streamGenerateContent'));
+    }
+    const reply = await script(request);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (api === 'anthropic') anthropic(res, reply, ids);
     else if (api === 'responses') responses(res, reply, ids);
@@ -121,6 +140,7 @@ function textOf(content: unknown): string {
     const part = content as Record<string, unknown>;
     if (typeof part.text === 'string') return part.text;
     if ('content' in part) return textOf(part.content);
+    if (Array.isArray(part.parts)) return textOf(part.parts);
     if (typeof part.output === 'string') return part.output;
   }
   return '';
@@ -137,10 +157,20 @@ function normalize(api: ModelApi, body: Record<string, unknown>): ModelRequest {
     }
   };
   visit(body.tools, '');
+  for (const group of Array.isArray(body.tools) ? body.tools : []) {
+    for (const declaration of (group as { functionDeclarations?: { name?: string }[] })
+      .functionDeclarations ?? []) {
+      if (typeof declaration.name === 'string') tools.push(declaration.name);
+    }
+  }
   const parts: string[] = [];
   const toolResults: string[] = [];
   let turnToolResults: string[] = [];
+  let turnToolCalls: string[] = [];
   let lastUserText = '';
+  const called = (name: unknown) => {
+    if (typeof name === 'string') turnToolCalls.push(name);
+  };
   const result = (text: string) => {
     // A result with no text (Claude's ToolSearch answers tool references) is no answer.
     if (!text) return;
@@ -151,9 +181,36 @@ function normalize(api: ModelApi, body: Record<string, unknown>): ModelRequest {
   const prompt = (text: string) => {
     lastUserText = text;
     turnToolResults = [];
+    turnToolCalls = [];
   };
-  const system = body.system ?? body.instructions;
+  const system = body.system ?? body.instructions ?? body.systemInstruction;
   if (system) parts.push(textOf(system));
+  if (api === 'gemini') {
+    for (const content of Array.isArray(body.contents) ? body.contents : []) {
+      const c = content as { role?: string; parts?: Record<string, unknown>[] };
+      for (const part of c.parts ?? []) {
+        if (part.functionCall) called((part.functionCall as { name?: unknown }).name);
+        else if (part.functionResponse) {
+          result(JSON.stringify((part.functionResponse as { response?: unknown }).response));
+        } else if (typeof part.text === 'string') {
+          parts.push(part.text);
+          // Gemini CLI sends its own context as user text in tags: no prompt of the user.
+          if (c.role === 'user' && part.text && !part.text.startsWith('<')) prompt(part.text);
+        }
+      }
+    }
+    return {
+      api,
+      body,
+      tools,
+      transcript: parts.join('\n'),
+      toolResults,
+      turnToolResults,
+      turnToolCalls,
+      lastUserText,
+      ...(jsonSchemaOf(body) ? { structured: true } : {}),
+    };
+  }
   const messages = (api === 'responses' ? body.input : body.messages) as unknown;
   for (const message of Array.isArray(messages)
     ? messages
@@ -165,6 +222,13 @@ function normalize(api: ModelApi, body: Record<string, unknown>): ModelRequest {
       result(textOf(m.output));
       continue;
     }
+    if (m.type === 'function_call') {
+      called(m.name);
+      continue;
+    }
+    for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+      called((call as { function?: { name?: unknown } }).function?.name);
+    }
     if (m.role === 'tool') {
       result(textOf(m.content));
       continue;
@@ -172,6 +236,7 @@ function normalize(api: ModelApi, body: Record<string, unknown>): ModelRequest {
     if (Array.isArray(m.content)) {
       for (const block of m.content as Record<string, unknown>[]) {
         if (block.type === 'tool_result') result(textOf(block.content));
+        else if (block.type === 'tool_use') called(block.name);
         else {
           const text = textOf(block);
           parts.push(text);
@@ -191,6 +256,7 @@ function normalize(api: ModelApi, body: Record<string, unknown>): ModelRequest {
     transcript: parts.join('\n'),
     toolResults,
     turnToolResults,
+    turnToolCalls,
     lastUserText,
   };
 }

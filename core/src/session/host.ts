@@ -699,6 +699,7 @@ export class AgentSessionHost {
         processes: this.#options.processes,
         redactor: this.#options.redactor,
         onAgentExit: (ended, agent) => this.#agentEnded(ended, agent),
+        preview: (of) => this.#preparer.preview(of.session),
       },
       this.#agentTimeoutMs(),
       settings,

@@ -13,6 +13,7 @@ import {
 import { TuttiError } from '../errors/index.js';
 import { deepFreeze } from '../util/objects.js';
 import { assertBindings, type PrepareContext, type SessionHooks } from './hooks.js';
+import type { RuntimePreview } from './provider-contract.js';
 import type {
   AgentProbe,
   ConnectorRuntimePort,
@@ -76,6 +77,21 @@ export class DefaultPreparer {
       });
     }
     return deepFreeze(parsed.data);
+  }
+
+  /**
+   * What a bound runtime of `session` would carry now (skill roots, guidance), without a
+   * token and without the `prepare` taps; undefined when it could not be bound.
+   */
+  async preview(session: SessionContext): Promise<RuntimePreview | undefined> {
+    if (!session.capabilities.httpMcp) return undefined;
+    try {
+      const skillRoots = [...(await this.#options.connector.skillRoots())];
+      const guidance = this.#options.guidance?.({ session, skillRoots });
+      return deepFreeze({ skillRoots, ...(guidance === undefined ? {} : { guidance }) });
+    } catch {
+      return undefined;
+    }
   }
 
   /** `env` with the shim bin dir first on PATH; `env` unchanged when the port cannot say. */

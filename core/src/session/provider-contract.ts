@@ -47,6 +47,18 @@ export interface SessionSetup {
    * exit ends the session, and closing the session stops every process started here.
    */
   spawn(spec?: Partial<AgentSpawnSpec>): AgentProcess;
+  /**
+   * What the session's runtime would carry if it is bound, asked before the agent starts
+   * (for an agent that reads its instructions only then); no token is issued. Undefined
+   * when the session could not be bound now. The prepared runtime may still differ.
+   */
+  preview?(): Promise<RuntimePreview | undefined>;
+}
+
+/** The connector context a bound runtime would carry, before it is prepared. */
+export interface RuntimePreview {
+  readonly skillRoots: readonly string[];
+  readonly guidance?: string;
 }
 
 /** What a handshake found out about the agent. */

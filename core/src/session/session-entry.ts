@@ -19,7 +19,12 @@ import type {
   SessionMode,
   ToolsListedRecord,
 } from './host-types.js';
-import type { LiveSession, ResolvedLaunch, SessionSetup } from './provider-contract.js';
+import type {
+  LiveSession,
+  ResolvedLaunch,
+  RuntimePreview,
+  SessionSetup,
+} from './provider-contract.js';
 import type { TurnRunner } from './turn-runner.js';
 import { type SessionFiles, sessionFiles } from './session-files.js';
 import type { SessionContext, SessionOperation } from './session-types.js';
@@ -124,6 +129,8 @@ export interface SpawnServices {
   readonly redactor?: SecretRedactor | undefined;
   /** Called when the session's current agent ends without the host stopping it. */
   onAgentExit(entry: SessionEntry, agent: AgentProcess): void;
+  /** What a bound runtime of the session would carry (see `SessionSetup.preview`). */
+  preview?(entry: SessionEntry): Promise<RuntimePreview | undefined>;
 }
 
 /** The setup a provider's methods get for `entry`. */
@@ -142,6 +149,7 @@ export function createSetup(
     files: entry.files,
     timeoutMs,
     settings: Object.freeze([...settings]),
+    preview: async () => services.preview?.(entry),
     spawn(spec: Partial<AgentSpawnSpec> = {}) {
       const command = spec.command ?? launch.command;
       if (!command) throw new TuttiError('TUTTI_ERR_PROVIDER_NO_COMMAND', { provider });

@@ -9,6 +9,22 @@ import { SHIPPED_DESCRIPTORS } from './index.js';
 import { loadDescriptor } from './load-descriptors.js';
 
 const DOC = new URL('../../../docs/agent-descriptor.schema.json', import.meta.url);
+const PAGE = new URL('../../../docs/agent-descriptors.md', import.meta.url);
+
+/** Every property name and `via` value of a JSON Schema, nested ones too. */
+function namesIn(schema: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) for (const item of schema) namesIn(item, into);
+  else if (schema && typeof schema === 'object') {
+    const node = schema as Record<string, unknown>;
+    if (node.properties && typeof node.properties === 'object') {
+      for (const name of Object.keys(node.properties)) into.add(name);
+      const via = (node.properties as Record<string, { const?: unknown }>).via?.const;
+      if (typeof via === 'string') into.add(via);
+    }
+    for (const value of Object.values(node)) namesIn(value, into);
+  }
+  return into;
+}
 
 describe('agent descriptor schema', () => {
   it('is published in docs as the JSON Schema of the zod schema', async () => {
@@ -17,6 +33,13 @@ describe('agent descriptor schema', () => {
       title: 'tutti agent descriptor',
       ...z.toJSONSchema(agentDescriptorSchema, { io: 'input', unrepresentable: 'any' }),
     });
+  });
+
+  it('names every field and delivery of the schema in docs/agent-descriptors.md', async () => {
+    const page = await readFile(PAGE, 'utf8');
+    const names = namesIn(JSON.parse(await readFile(DOC, 'utf8')));
+    expect(names.size).toBeGreaterThan(20);
+    for (const name of names) expect(page, name).toContain(`\`${name}\``);
   });
 
   it('accepts every shipped descriptor, by zod and by the published JSON Schema', async () => {

@@ -43,6 +43,23 @@ const home = z
       .record(insideHome('a seeded file'), z.string())
       .default({})
       .describe('Files written into the home; a name ending in "/" is a folder.'),
+    subdir: insideHome('home.subdir')
+      .optional()
+      .describe(
+        'Where the mirror of the user folder sits inside the home the variable names (".gemini" for a variable that stands for the home directory); every other home path is inside it.',
+      ),
+    alsoLink: z
+      .record(insideHome('an alsoLink name'), z.array(z.string().min(1)).min(1))
+      .optional()
+      .describe(
+        'Other user paths linked into the home when they exist: name in the home -> candidates ("~/.agents").',
+      ),
+    writeBack: z
+      .array(insideHome('a writeBack entry'))
+      .optional()
+      .describe(
+        'Linked user files the agent may replace by a rename (a refreshed login): copied back when the session ends.',
+      ),
   })
   .strict();
 
@@ -71,6 +88,12 @@ const guidance = z.discriminatedUnion('via', [
       include: insideHome('guidance.include')
         .optional()
         .describe('The user instructions file (in the user folder) whose text comes first.'),
+      readAt: z
+        .enum(['session', 'start'])
+        .optional()
+        .describe(
+          'When the agent reads the file: at session/new (default), or only when its process starts (written before the start; the agent is started again if the prepared session differs).',
+        ),
     })
     .strict(),
   z
@@ -90,6 +113,10 @@ const guidance = z.discriminatedUnion('via', [
       value: z.unknown().describe('What goes there; "{guidance}" is the text.'),
     })
     .strict(),
+  z
+    .object({ via: z.literal('system-prompt') })
+    .strict()
+    .describe('The ACP systemPrompt field in append mode, to an agent that declares it.'),
   z.object({ via: z.literal('none') }).strict(),
 ]);
 
@@ -140,10 +167,41 @@ export const agentDescriptorSchema = z
       })
       .strict()
       .default({}),
+    sessionMode: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The ACP session mode set after session/new, load and resume (session/set_mode), e.g. an ask-first mode so the daemon permission policy decides.',
+      ),
+    toolTitles: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((source) => {
+            try {
+              const names = new RegExp(`${source}|`).exec('')?.groups ?? {};
+              return 'server' in names && 'tool' in names;
+            } catch {
+              return false;
+            }
+          }, 'use a regular expression with the named groups "server" and "tool", e.g. "^(?<tool>\\S+) \\((?<server>\\S+) MCP Server\\)$"'),
+      )
+      .optional()
+      .describe(
+        'Forms of the agent tool-call titles that name the MCP server and tool (regular expressions with the named groups "server" and "tool").',
+      ),
     listChanged: z
       .boolean()
       .default(false)
       .describe('Its MCP client re-lists on notifications/tools/list_changed.'),
+    liveReload: z
+      .boolean()
+      .default(true)
+      .describe(
+        'A live session takes a new binding through session/resume or session/load in the running process; false: it asks for a resume or restart instead.',
+      ),
     notes: z.array(z.string()).default([]).describe('Known traps, for people.'),
   })
   .strict()

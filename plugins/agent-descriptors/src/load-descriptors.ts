@@ -89,12 +89,15 @@ export function engineDescriptor(file: AgentDescriptorFile, command: string): Ac
     args: file.args,
     env: file.env,
     listChanged: file.listChanged,
+    ...(file.liveReload === false ? { liveReload: false } : {}),
     ...(file.timeouts.initializeMs ? { initializeTimeoutMs: file.timeouts.initializeMs } : {}),
     ...(file.timeouts.requestMs ? { requestTimeoutMs: file.timeouts.requestMs } : {}),
     ...(file.home ? { home: file.home } : {}),
     skills: file.skills as AcpAgentDescriptor['skills'] & object,
     guidance: file.guidance as AcpAgentDescriptor['guidance'] & object,
     settings: file.settings,
+    ...(file.sessionMode ? { sessionMode: file.sessionMode } : {}),
+    ...(file.toolTitles?.length ? { toolTitles: file.toolTitles } : {}),
   };
 }
 

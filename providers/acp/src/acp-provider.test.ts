@@ -135,6 +135,29 @@ describe('ACP provider with a scripted agent', () => {
     expect(agent.tokens.verify(first)).toMatchObject({ agentSessionId: info.id });
   });
 
+  it('asks for a restart when the agent fails the native reload', async () => {
+    const agent = scriptedHost({
+      ACP_SCRIPT_HTTP: 'true',
+      ACP_SCRIPT_RESUME: '1',
+      ACP_SCRIPT_FAIL_RESUME: '1',
+    });
+    const info = await agent.host.createSession(agent.request);
+    const records = await agent.host.refreshSessions(1);
+    expect(agent.paramsOf('session/resume')).toBeDefined();
+    expect(records.get(info.id)).toEqual({ version: 1, strategy: 'resume-or-restart' });
+  });
+
+  it('asks for a restart without a native reload when the descriptor says the agent cannot take one live', async () => {
+    const agent = scriptedHost(
+      { ACP_SCRIPT_HTTP: 'true', ACP_SCRIPT_RESUME: '1' },
+      { descriptor: { liveReload: false } },
+    );
+    const info = await agent.host.createSession(agent.request);
+    const records = await agent.host.refreshSessions(1);
+    expect(records.get(info.id)).toEqual({ version: 1, strategy: 'resume-or-restart' });
+    expect(agent.paramsOf('session/resume')).toBeUndefined();
+  });
+
   it('relies on list_changed for an agent that honours it when the server delivers it', async () => {
     const agent = scriptedHost(
       { ACP_SCRIPT_HTTP: 'true', ACP_SCRIPT_RESUME: '1' },

@@ -4,13 +4,16 @@
  * declares `agentCapabilities.mcpCapabilities.http === true` gets it; one that does not
  * answer gets a plain session that still starts), the projection taps build the ACP
  * session params, and the refresh tap re-sends them through `session/resume` or
- * `session/load` when the agent can take them.
+ * `session/load` when the agent can take them. What differs between agents is data in
+ * their descriptor: the session home, how skills and guidance reach the agent, the session
+ * mode set after each open.
  */
 import { type InitializeResponse, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import {
   type AgentProcess,
   type AgentProvider,
   isTuttiError,
+  type Materialized,
   openAgentChannel,
   type PluginHost,
   type PreparedRuntime,
@@ -25,7 +28,14 @@ import {
 } from '@tutti/core';
 import { join } from 'node:path';
 import { type AcpConnection, connectAcp } from './acp-connection.js';
-import { buildAgentHome, linkConnectorSkills, writeGuidance } from './agent-home.js';
+import { PLUGIN_DIR, withDeliveries } from './acp-deliveries.js';
+import {
+  buildAgentHome,
+  linkConnectorSkills,
+  resetGuidance,
+  writeBackFiles,
+  writeGuidance,
+} from './agent-home.js';
 import { AcpSession, reloadOperation } from './acp-session.js';
 import type { AcpAgentDescriptor } from './descriptors.js';
 import { type AcpSessionParams, bindingsInParams, sessionParams } from './project-params.js';
@@ -33,10 +43,11 @@ import { type AcpSessionParams, bindingsInParams, sessionParams } from './projec
 const DEFAULT_INITIALIZE_TIMEOUT_MS = 20_000;
 const PLUGIN_NAME = 'AcpProvider';
 
-/** What the handshake leaves for opening the session. */
+/** What the handshake leaves for opening the session (a restart replaces it). */
 export interface AcpState {
-  readonly connection: AcpConnection;
-  readonly initialize: InitializeResponse | undefined;
+  connection: AcpConnection;
+  initialize: InitializeResponse | undefined;
+  agent: AgentProcess;
 }
 
 declare module '@tutti/core' {
@@ -46,10 +57,92 @@ declare module '@tutti/core' {
   }
 }
 
+/** One session's start as the engine tracks it between its steps. */
+interface Start {
+  /** What prelaunch added to the agent's start (a restart starts it the same way). */
+  readonly pre: Materialized;
+  /** The guidance the agent's start-read instructions file holds (undefined: none). */
+  startedWith: string | undefined;
+  /** The daemon-driven session's agent, once its handshake ran. */
+  state?: AcpState;
+}
+
+/** Starts of sessions in progress, by their setup. */
+const starts = new WeakMap<SessionSetup, Start>();
+
+/** Where the engine says what went wrong outside a request (never a secret). */
+export interface AcpEngineLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 /** A provider that drives the ACP agent `descriptor` describes. */
 export function createAcpProvider(
   descriptor: AcpAgentDescriptor,
+  options: { readonly logger?: AcpEngineLogger | undefined } = {},
 ): AgentProvider<string, AcpState, AcpSessionParams> {
+  const skills = descriptor.skills ?? { via: 'none' };
+  const guidance = descriptor.guidance ?? { via: 'none' };
+  const startRead =
+    guidance.via === 'home-file' && guidance.readAt === 'start' ? guidance : undefined;
+  const toolTitles = (descriptor.toolTitles ?? []).map((source) => new RegExp(source));
+  const homeEnv = (setup: SessionSetup, pre: Materialized | undefined) => ({
+    ...setup.launch.env,
+    ...pre?.env,
+  });
+
+  /** Connects to a spawned agent and asks `initialize`. */
+  async function handshakeWith(agent: AgentProcess, setup: SessionSetup): Promise<AcpState> {
+    const connection = connectAcp(descriptor.name, openAgentChannel(agent, descriptor.limits));
+    // Until a turn runs, nobody can answer a permission request: it is cancelled, not an error.
+    connection.handle('session/request_permission', async () => ({
+      outcome: { outcome: 'cancelled' },
+    }));
+    const initialize = await probe(
+      connection,
+      Math.min(descriptor.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, setup.timeoutMs),
+    );
+    return { connection, initialize, agent };
+  }
+
+  /**
+   * Starts the agent once more, the way prelaunch started it, for an agent that reads its
+   * instructions only at start and was started with others than the prepared session's.
+   */
+  async function restart(start: Start, setup: SessionSetup): Promise<void> {
+    const state = start.state!;
+    state.connection.close();
+    await state.agent.terminate();
+    const agent = setup.spawn({
+      ...(start.pre.env ? { env: start.pre.env } : {}),
+      ...(start.pre.args?.length ? { args: [...setup.launch.args, ...start.pre.args] } : {}),
+    });
+    await agent.started;
+    const next = await handshakeWith(agent, setup);
+    if (!next.initialize) {
+      throw new TuttiError('TUTTI_ERR_PROVIDER_REQUEST_FAILED', {
+        provider: descriptor.name,
+        method: 'initialize',
+        reason:
+          'the agent, started again to read the instructions of the prepared session, did not answer',
+      });
+    }
+    Object.assign(state, next);
+  }
+
+  /** Sets the descriptor's session mode unless the agent already is in it. */
+  async function setMode(
+    connection: AcpConnection,
+    sessionId: string,
+    result: Record<string, unknown> | null,
+    timeoutMs: number,
+  ): Promise<void> {
+    const mode = descriptor.sessionMode;
+    if (!mode) return;
+    const current = (result?.modes as { currentModeId?: unknown } | undefined)?.currentModeId;
+    if (current === mode) return;
+    await connection.request('session/set_mode', { sessionId, modeId: mode }, timeoutMs);
+  }
+
   const open = (method: 'session/new' | 'session/load' | 'session/resume') =>
     async function openSession(request: {
       params: unknown;
@@ -58,6 +151,7 @@ export function createAcpProvider(
       providerSessionId?: string;
     }): Promise<AcpSession> {
       const requestTimeoutMs = descriptor.requestTimeoutMs ?? request.setup.timeoutMs;
+      const { connection } = request.state;
       const declared = request.state.initialize?.agentCapabilities as
         | Readonly<Record<string, unknown>>
         | undefined;
@@ -71,7 +165,7 @@ export function createAcpProvider(
           operation: method === 'session/resume' ? 'resume' : 'load',
         });
       }
-      const result = await request.state.connection.request<Record<string, unknown> | null>(
+      const result = await connection.request<Record<string, unknown> | null>(
         method,
         request.params,
         requestTimeoutMs,
@@ -84,15 +178,32 @@ export function createAcpProvider(
           reason: 'the result has no sessionId',
         });
       }
+      await setMode(connection, sessionId, result, requestTimeoutMs);
+      const start = starts.get(request.setup);
+      starts.delete(request.setup);
+      const { home } = descriptor;
       return new AcpSession({
-        connection: request.state.connection,
+        connection,
         providerSessionId: sessionId,
-        declared: request.state.initialize?.agentCapabilities as
-          | Readonly<Record<string, unknown>>
-          | undefined,
+        declared,
         requestTimeoutMs,
+        toolTitles,
+        ...(descriptor.sessionMode ? { sessionMode: descriptor.sessionMode } : {}),
+        ...(home?.writeBack?.length
+          ? {
+              onClose: () =>
+                writeBackFiles(request.setup.files, home, homeEnv(request.setup, start?.pre)).catch(
+                  (error: unknown) =>
+                    options.logger?.warn(
+                      { provider: descriptor.name, files: home.writeBack },
+                      `a file the agent replaced in its session home could not be copied back to the user's folder: ${error instanceof Error ? error.message : String(error)}`,
+                    ),
+                ),
+            }
+          : {}),
       });
     };
+
   return Object.freeze({
     name: descriptor.name,
     flags: Object.freeze({ httpMcp: true, listChanged: descriptor.listChanged ?? false }),
@@ -102,20 +213,14 @@ export function createAcpProvider(
       env: descriptor.env ?? {},
     }),
     async handshake(agent: AgentProcess, setup: SessionSetup) {
-      const connection = connectAcp(descriptor.name, openAgentChannel(agent, descriptor.limits));
-      // Until a turn runs, nobody can answer a permission request: it is cancelled, not an error.
-      connection.handle('session/request_permission', async () => ({
-        outcome: { outcome: 'cancelled' },
-      }));
-      const initialize = await probe(
-        connection,
-        Math.min(descriptor.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, setup.timeoutMs),
-      );
+      const state = await handshakeWith(agent, setup);
+      const start = starts.get(setup);
+      if (start) start.state = state;
       return {
-        declared: initialize
-          ? ((initialize.agentCapabilities ?? {}) as Readonly<Record<string, unknown>>)
+        declared: state.initialize
+          ? ((state.initialize.agentCapabilities ?? {}) as Readonly<Record<string, unknown>>)
           : undefined,
-        state: { connection, initialize },
+        state,
       };
     },
     probeOf(declared: Readonly<Record<string, unknown>>) {
@@ -137,34 +242,64 @@ export function createAcpProvider(
         Object.assign(env, setting.env);
         args.push(...(setting.args ?? []));
       }
-      if (descriptor.home) {
-        env[descriptor.home.env] = await buildAgentHome(
-          setup.files,
-          descriptor.home,
-          descriptor.skills ?? { via: 'none' },
-          descriptor.guidance ?? { via: 'none' },
-          { ...setup.launch.env, ...env },
-        );
+      const start: Start = { pre: { env, args }, startedWith: undefined };
+      const { home } = descriptor;
+      if (home) {
+        env[home.env] = await buildAgentHome(setup.files, home, skills, guidance, {
+          ...setup.launch.env,
+          ...env,
+        });
+        // An agent that reads its instructions only at start gets what a bound session would.
+        const preview = startRead ? await setup.preview?.() : undefined;
+        if (startRead && preview?.guidance) {
+          await writeGuidance(
+            setup.files,
+            startRead,
+            preview.guidance,
+            home,
+            homeEnv(setup, start.pre),
+          );
+          start.startedWith = preview.guidance;
+        }
       }
+      starts.set(setup, start);
       return { env, args };
     },
     async materialize(_params: AcpSessionParams, runtime: PreparedRuntime, setup: SessionSetup) {
+      const bound = runtime.mcpServers.length > 0;
+      const start = starts.get(setup);
+      const { home } = descriptor;
+      if (startRead && home) {
+        const wanted = bound ? runtime.guidance : undefined;
+        if (wanted !== start?.startedWith) {
+          const env = homeEnv(setup, start?.pre);
+          if (wanted) await writeGuidance(setup.files, startRead, wanted, home, env);
+          else await resetGuidance(setup.files, startRead, home, env);
+          if (start) start.startedWith = wanted;
+          if (start?.state) await restart(start, setup);
+        }
+      }
       // A plain session gets no connector skills and no guidance.
-      if (runtime.mcpServers.length === 0) return undefined;
-      const skills = descriptor.skills ?? { via: 'none' };
-      if (skills.via === 'home' && descriptor.home) {
-        await linkConnectorSkills(setup.files, skills, runtime.skillRoots);
+      if (!bound) return undefined;
+      if (skills.via === 'home' && home) {
+        await linkConnectorSkills(setup.files, home, skills, runtime.skillRoots);
       } else if (skills.via === 'claude-plugin' && runtime.skillRoots.length > 0) {
         await setup.files.ensure();
         await createSkillPlugin(runtime.skillRoots, { dir: join(setup.files.dir, PLUGIN_DIR) });
       }
-      const guidance = descriptor.guidance ?? { via: 'none' };
       if (
         runtime.guidance &&
-        descriptor.home &&
+        home &&
+        !startRead &&
         (guidance.via === 'home-file' || guidance.via === 'config-file')
       ) {
-        await writeGuidance(setup.files, guidance, runtime.guidance, descriptor.home, runtime.env);
+        await writeGuidance(
+          setup.files,
+          guidance,
+          runtime.guidance,
+          home,
+          homeEnv(setup, start?.pre),
+        );
       }
       return undefined;
     },
@@ -192,7 +327,9 @@ export function installAcpAgent(host: PluginHost, descriptor: AcpAgentDescriptor
   const existing = byName.get(descriptor.name);
   if (existing) {
     existing.current = descriptor;
-    host.registerProvider(createAcpProvider(descriptor), { replace: true });
+    host.registerProvider(createAcpProvider(descriptor, { logger: host.logger }), {
+      replace: true,
+    });
     return;
   }
   const holder = { current: descriptor };
@@ -203,7 +340,7 @@ export function installAcpAgent(host: PluginHost, descriptor: AcpAgentDescriptor
     _params: AcpSessionParams,
     runtime: PreparedRuntime,
     session: SessionHookContext,
-  ) => withMeta(sessionParams(runtime, session), holder.current, runtime, session);
+  ) => withDeliveries(sessionParams(runtime, session), holder.current, runtime, session);
   hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
   hooks.sessionLoad.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
   hooks.sessionResume.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
@@ -211,58 +348,24 @@ export function installAcpAgent(host: PluginHost, descriptor: AcpAgentDescriptor
     { name: PLUGIN_NAME, stage: REFRESH_STAGES.nativeReload },
     async (refresh) => {
       const operation = reloadOperation(refresh.session.declared);
-      if (!operation || !refresh.handle.reload) return undefined;
+      if (!operation || !refresh.handle.reload || holder.current.liveReload === false) {
+        return undefined;
+      }
       const { params } = await refresh.reproject(operation);
-      return (await refresh.handle.reload(params)) ? REFRESH_STRATEGIES.nativeReload : undefined;
+      try {
+        return (await refresh.handle.reload(params)) ? REFRESH_STRATEGIES.nativeReload : undefined;
+      } catch (error) {
+        // codex-acp cannot resume, nor Gemini CLI load, a session that has had no turn yet:
+        // the next strategy (a resume or restart by whoever drives the agent) takes over.
+        host.logger?.warn(
+          { provider: descriptor.name, session: refresh.session.agentSessionId, operation },
+          `the agent could not take the new tool list through session/${operation}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return undefined;
+      }
     },
   );
-  host.registerProvider(createAcpProvider(descriptor));
-}
-
-/** Folder of a Claude Code plugin with the connector skills, inside the session folder. */
-const PLUGIN_DIR = 'claude-skills';
-
-/** Sets `value` at a dotted `path` of `target`, keeping what is there. */
-function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let node = target;
-  for (const key of keys.slice(0, -1)) {
-    const next = node[key];
-    node[key] = next && typeof next === 'object' && !Array.isArray(next) ? { ...next } : {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[keys[keys.length - 1]!] = value;
-}
-
-/** `value` with `"{name}"` strings replaced by `values[name]`. */
-function fill(value: unknown, values: Record<string, string>): unknown {
-  if (typeof value === 'string') {
-    return value.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
-  }
-  if (Array.isArray(value)) return value.map((item) => fill(item, values));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, values)]));
-  }
-  return value;
-}
-
-/** The params with what the descriptor delivers through `session/new` `_meta` (bound only). */
-function withMeta(
-  params: AcpSessionParams,
-  descriptor: AcpAgentDescriptor,
-  runtime: PreparedRuntime,
-  session: SessionHookContext,
-): AcpSessionParams {
-  if (runtime.mcpServers.length === 0) return params;
-  const meta: Record<string, unknown> = { ...params._meta };
-  const { skills, guidance } = descriptor;
-  if (skills?.via === 'claude-plugin' && runtime.skillRoots.length > 0) {
-    setPath(meta, skills.path, fill(skills.value, { dir: join(session.filesDir, PLUGIN_DIR) }));
-  }
-  if (guidance?.via === 'meta' && runtime.guidance) {
-    setPath(meta, guidance.path, fill(guidance.value, { guidance: runtime.guidance }));
-  }
-  return Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
+  host.registerProvider(createAcpProvider(descriptor, { logger: host.logger }));
 }
 
 /** `initialize`; undefined when it fails or times out (the session degrades to plain). */

@@ -1,7 +1,8 @@
 /**
  * A live ACP session. Its native reload re-sends freshly projected params (a new token)
  * through `session/resume`, or `session/load`, whichever the agent declared: a changed
- * binding makes opencode reconnect in the same process, an identical one does not.
+ * binding makes opencode reconnect in the same process, an identical one does not. The
+ * descriptor's session mode is set again after a reload that left another one.
  */
 import type { LiveSession, PromptBlock, StopReason, TurnSink } from '@tutti/core';
 import type { AcpConnection } from './acp-connection.js';
@@ -18,6 +19,12 @@ export interface AcpSessionState {
   /** What the agent declared in `initialize` (its `agentCapabilities`). */
   readonly declared: Readonly<Record<string, unknown>> | undefined;
   readonly requestTimeoutMs: number;
+  /** The session mode set again after a reload (see the descriptor's `sessionMode`). */
+  readonly sessionMode?: string;
+  /** The agent's own tool-call title forms (see the descriptor's `toolTitles`). */
+  readonly toolTitles?: readonly RegExp[];
+  /** Runs once the session is closed at protocol level (before its processes are stopped). */
+  readonly onClose?: () => Promise<void>;
 }
 
 /** Which session request re-sends a binding to this agent, if any. */
@@ -37,7 +44,7 @@ export class AcpSession implements LiveSession<AcpSessionParams> {
 
   constructor(state: AcpSessionState) {
     this.#state = state;
-    this.#turn = acpTurns(state.connection, state.providerSessionId);
+    this.#turn = acpTurns(state.connection, state.providerSessionId, state.toolTitles);
   }
 
   /** Runs one turn (`session/prompt`). */
@@ -61,7 +68,14 @@ export class AcpSession implements LiveSession<AcpSessionParams> {
   async reload(params: AcpSessionParams): Promise<boolean> {
     const operation = reloadOperation(this.#state.declared);
     if (!operation) return false;
-    await this.request(`session/${operation}`, params);
+    const result = await this.request<{ modes?: { currentModeId?: unknown } } | null>(
+      `session/${operation}`,
+      params,
+    );
+    const mode = this.#state.sessionMode;
+    if (mode && result?.modes?.currentModeId !== mode) {
+      await this.request('session/set_mode', { sessionId: this.providerSessionId, modeId: mode });
+    }
     return true;
   }
 
@@ -75,5 +89,6 @@ export class AcpSession implements LiveSession<AcpSessionParams> {
         .catch(() => {});
     }
     this.#state.connection.close();
+    await this.#state.onClose?.().catch(() => {});
   }
 }

@@ -7,9 +7,11 @@
  * copied), and what the agent writes that it needs later (its sessions) lives in the user's
  * folder, linked. After `initialize` said the session is bound, the connector skills are
  * linked into the agent's own skills folder and the guidance is written where the agent
- * reads its instructions. A plain session gets none of that.
+ * reads its instructions. A plain session gets none of that: its instructions file is the
+ * user's own, linked.
  */
-import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, lstat, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { type SessionFiles, skillFolders } from '@tutti/core';
@@ -18,35 +20,53 @@ import type { AgentHome, GuidanceDelivery, SkillsDelivery } from './descriptors.
 /** Folder of the agent's home inside the session folder. */
 const HOME_DIR = 'home';
 
-/** The user's own folder of the agent: the first candidate that names one. */
-export function userFolder(home: AgentHome, env: Readonly<Record<string, string>>): string {
-  for (const candidate of home.user) {
+type Env = Readonly<Record<string, string>>;
+type HomeFile = Extract<GuidanceDelivery, { via: 'home-file' }>;
+
+/** The first candidate (`~/.x`, `$VAR/sub`) whose variables are all set, expanded. */
+function firstResolved(candidates: readonly string[], env: Env): string | undefined {
+  for (const candidate of candidates) {
     const expanded = candidate
       .replace(/^~(?=\/|$)/, env.HOME ?? homedir())
       .replace(/\$([A-Z_][A-Z0-9_]*)/g, (whole, name: string) => env[name] ?? `\0${whole}`);
     if (!expanded.includes('\0')) return expanded;
   }
-  return join(env.HOME ?? homedir(), `.${basename(home.env.toLowerCase())}`);
+  return undefined;
+}
+
+/** The user's own folder of the agent: the first candidate that names one. */
+export function userFolder(home: AgentHome, env: Env): string {
+  return (
+    firstResolved(home.user, env) ??
+    join(env.HOME ?? homedir(), `.${basename(home.env.toLowerCase())}`)
+  );
+}
+
+/** Where the mirror of the user's folder is, relative to the session folder. */
+function mirror(home: AgentHome): string {
+  return join(HOME_DIR, home.subdir ?? '');
 }
 
 async function exists(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined)) !== undefined;
 }
 
-/** Creates the session home and resolves its path. */
+/** Creates the session home and resolves the path its variable names. */
 export async function buildAgentHome(
   files: SessionFiles,
   home: AgentHome,
   skills: SkillsDelivery,
   guidance: GuidanceDelivery,
-  env: Readonly<Record<string, string>>,
+  env: Env,
 ): Promise<string> {
-  const dir = join(await files.ensure(), HOME_DIR);
+  const root = join(await files.ensure(), HOME_DIR);
+  const here = mirror(home);
+  const dir = join(files.dir, here);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const user = userFolder(home, env);
   for (const [name, content] of Object.entries(home.seed)) {
     if (name.endsWith('/')) await mkdir(join(dir, name), { recursive: true, mode: 0o700 });
-    else await files.write(join(HOME_DIR, name), content);
+    else await files.write(join(here, name), content);
   }
   const own = new Set(Object.keys(home.seed).map((name) => name.replace(/\/$/, '')));
   if (skills.via === 'home') own.add(skills.dir);
@@ -68,7 +88,13 @@ export async function buildAgentHome(
     if (own.has(name) || !(await exists(join(user, name))) || (await exists(join(dir, name)))) {
       continue;
     }
-    await files.link(join(user, name), join(HOME_DIR, name));
+    await files.link(join(user, name), join(here, name));
+  }
+  for (const [name, candidates] of Object.entries(home.alsoLink ?? {})) {
+    const target = firstResolved(candidates, env);
+    if (target && (await exists(target)) && !(await exists(join(root, name)))) {
+      await files.link(target, join(HOME_DIR, name));
+    }
   }
   if (skills.via === 'home') {
     // The agent's skills folder: the user's own skills linked one by one, connector ones later.
@@ -76,16 +102,18 @@ export async function buildAgentHome(
     await mkdir(skillsDir, { recursive: true, mode: 0o700 });
     for (const name of await readdir(join(user, skills.dir)).catch(() => [] as string[])) {
       if (!(await exists(join(skillsDir, name)))) {
-        await files.link(join(user, skills.dir, name), join(HOME_DIR, skills.dir, name));
+        await files.link(join(user, skills.dir, name), join(here, skills.dir, name));
       }
     }
   }
-  return dir;
+  if (guidance.via === 'home-file') await resetGuidance(files, guidance, home, env);
+  return root;
 }
 
 /** Links each connector skill into the home's skills folder; a user skill of that name stays. */
 export async function linkConnectorSkills(
   files: SessionFiles,
+  home: AgentHome,
   skills: Extract<SkillsDelivery, { via: 'home' }>,
   skillRoots: readonly string[],
 ): Promise<string[]> {
@@ -93,7 +121,7 @@ export async function linkConnectorSkills(
   for (const root of skillRoots) {
     for (const folder of await skillFolders(root)) {
       const name = basename(folder);
-      const target = join(HOME_DIR, skills.dir, name);
+      const target = join(mirror(home), skills.dir, name);
       if (await exists(join(files.dir, target))) continue;
       await files.link(folder, target);
       linked.push(name);
@@ -102,29 +130,76 @@ export async function linkConnectorSkills(
   return linked;
 }
 
+/** The text of the home's guidance file: the user's own `include` file first, if any. */
+export async function guidanceText(
+  delivery: HomeFile,
+  guidance: string,
+  home: AgentHome,
+  env: Env,
+): Promise<string> {
+  const user = delivery.include
+    ? await readFile(join(userFolder(home, env), delivery.include), 'utf8').catch(() => '')
+    : '';
+  return user ? `${user.trimEnd()}\n\n${guidance}\n` : `${guidance}\n`;
+}
+
 /**
  * Writes the guidance where the agent reads its instructions: a file of the home (after the
- * user's own instructions when the descriptor names them), and a config file naming it.
+ * user's own instructions when the descriptor names them), or a file and a config naming it.
  */
 export async function writeGuidance(
   files: SessionFiles,
   delivery: Extract<GuidanceDelivery, { via: 'home-file' | 'config-file' }>,
   guidance: string,
   home: AgentHome,
-  env: Readonly<Record<string, string>>,
+  env: Env,
 ): Promise<void> {
-  const path = join(files.dir, HOME_DIR, delivery.file);
+  const here = mirror(home);
   if (delivery.via === 'home-file') {
-    const user = delivery.include
-      ? await readFile(join(userFolder(home, env), delivery.include), 'utf8').catch(() => '')
-      : '';
-    await files.write(
-      join(HOME_DIR, delivery.file),
-      user ? `${user.trimEnd()}\n\n${guidance}\n` : `${guidance}\n`,
-    );
+    await files.write(join(here, delivery.file), await guidanceText(delivery, guidance, home, env));
     return;
   }
-  await files.write(join(HOME_DIR, delivery.file), `${guidance}\n`);
+  const path = join(files.dir, here, delivery.file);
+  await files.write(join(here, delivery.file), `${guidance}\n`);
   const config = JSON.stringify(delivery.value).replaceAll('"{file}"', JSON.stringify(path));
-  await files.write(join(HOME_DIR, delivery.config), config);
+  await files.write(join(here, delivery.config), config);
+}
+
+/**
+ * Puts the home's instructions file back to what a session without guidance reads: the
+ * user's own file linked when the file stands for it (same name), else nothing.
+ */
+export async function resetGuidance(
+  files: SessionFiles,
+  delivery: HomeFile,
+  home: AgentHome,
+  env: Env,
+): Promise<void> {
+  const name = join(mirror(home), delivery.file);
+  await rm(join(files.dir, name), { force: true });
+  const user = join(userFolder(home, env), delivery.file);
+  if (delivery.include === delivery.file && (await exists(user))) await files.link(user, name);
+}
+
+/**
+ * Copies back each `writeBack` file the agent replaced in the home (a refreshed login
+ * written and renamed over the link), so the user's own file is not left stale. Only a file
+ * the session linked from the user's folder is written back.
+ */
+export async function writeBackFiles(
+  files: SessionFiles,
+  home: AgentHome,
+  env: Env,
+): Promise<void> {
+  for (const name of home.writeBack ?? []) {
+    const session = join(files.dir, mirror(home), name);
+    const user = join(userFolder(home, env), name);
+    const stat = await lstat(session).catch(() => undefined);
+    // Still the link (or never there): nothing was replaced.
+    if (!stat?.isFile() || !(await exists(user))) continue;
+    const next = `${user}.tutti-next`;
+    await rm(next, { force: true });
+    await copyFile(session, next, constants.COPYFILE_EXCL);
+    await rename(next, user);
+  }
 }

@@ -15,6 +15,13 @@ export interface AcpAgentDescriptor {
   readonly env?: Readonly<Record<string, string>>;
   /** The agent's MCP client re-lists on `notifications/tools/list_changed`. */
   readonly listChanged?: boolean;
+  /**
+   * Whether a live session takes a new binding through `session/resume` or `session/load`
+   * in the agent's running process (default true). False for an agent that answers the
+   * request without reconnecting, or fails it: the session then asks for a resume or
+   * restart by whoever drives it.
+   */
+  readonly liveReload?: boolean;
   /** How long `initialize` may take before the session degrades to plain (ms). */
   readonly initializeTimeoutMs?: number;
   /** How long other requests may take (ms). */
@@ -32,6 +39,18 @@ export interface AcpAgentDescriptor {
    * by naming it in its request (`settings`).
    */
   readonly settings?: Readonly<Record<string, AgentSetting>>;
+  /**
+   * The ACP session mode set (`session/set_mode`) after every `session/new`, `session/load`
+   * and `session/resume`, e.g. an ask-first mode so the daemon's permission policy decides
+   * instead of the agent's own classifier.
+   */
+  readonly sessionMode?: string;
+  /**
+   * Forms of the agent's tool-call titles that name an MCP server and tool (regular
+   * expressions with the named groups `server` and `tool`), for an agent whose calls say
+   * so only in their title, e.g. `first_echo (connector MCP Server)`.
+   */
+  readonly toolTitles?: readonly string[];
 }
 
 /** A session-scoped home; see `agent-home.ts`. */
@@ -48,6 +67,19 @@ export interface AgentHome {
   readonly keep: readonly string[];
   /** Files written into the home (a name ending in `/` is a folder). */
   readonly seed: Readonly<Record<string, string>>;
+  /**
+   * Where the mirror of the user's folder sits inside the home the variable names, for an
+   * agent whose variable stands for the user's home directory (Gemini: `.gemini`). Every
+   * other path of the home (link, keep, seed, skills, guidance) is inside this folder.
+   */
+  readonly subdir?: string;
+  /** Other user paths linked into the home when they exist: name in the home -> candidates. */
+  readonly alsoLink?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Linked user files the agent may replace with a new file (a refreshed login written and
+   * renamed over the link): copied back to the user's folder when the session ends.
+   */
+  readonly writeBack?: readonly string[];
 }
 
 /** How connector skills reach the agent. */
@@ -63,8 +95,18 @@ export type SkillsDelivery =
 
 /** How the guidance reaches the agent's instructions. */
 export type GuidanceDelivery =
-  /** Written as `<home>/<file>`, after the user's own `include` file (relative to their folder). */
-  | { readonly via: 'home-file'; readonly file: string; readonly include?: string }
+  /**
+   * Written as `<home>/<file>`, after the user's own `include` file (relative to their
+   * folder). `readAt: 'start'` is for an agent that reads it only when its process starts:
+   * it is written before the start from a preview of the session, and the agent is started
+   * once more if the prepared session differs (a plain one gets the user's file alone).
+   */
+  | {
+      readonly via: 'home-file';
+      readonly file: string;
+      readonly include?: string;
+      readonly readAt?: 'session' | 'start';
+    }
   /** Written as `<home>/<file>`, named by a JSON config `<home>/<config>` (`"{file}"` is its path). */
   | {
       readonly via: 'config-file';
@@ -74,6 +116,11 @@ export type GuidanceDelivery =
     }
   /** Put into `session/new` `_meta` at the dotted `path` as `value` (`"{guidance}"` is the text). */
   | { readonly via: 'meta'; readonly path: string; readonly value: unknown }
+  /**
+   * The ACP `systemPrompt` field (`mode: "append"`) of `session/new`, `load` and `resume`,
+   * sent only to an agent that declares `sessionCapabilities.systemPrompt`.
+   */
+  | { readonly via: 'system-prompt' }
   | { readonly via: 'none' };
 
 /** A setting a session may turn on. */
