@@ -40,7 +40,8 @@ import { AcpSession, reloadOperation } from './acp-session.js';
 import type { AcpAgentDescriptor } from './descriptors.js';
 import { type AcpSessionParams, bindingsInParams, sessionParams } from './project-params.js';
 
-const DEFAULT_INITIALIZE_TIMEOUT_MS = 20_000;
+/** Long enough for a cold opencode on a loaded 2-core machine (measured up to ~20 s). */
+const DEFAULT_INITIALIZE_TIMEOUT_MS = 45_000;
 const PLUGIN_NAME = 'AcpProvider';
 
 /** What the handshake leaves for opening the session (a restart replaces it). */
