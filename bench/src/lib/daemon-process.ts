@@ -91,17 +91,22 @@ export interface Tuttid {
 
 /**
  * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its ready
- * line. Rejects (after stopping it) when it exits first or is not ready within `timeoutMs`.
+ * line (`env` is added to its environment, e.g. the CODEX_HOME its Codex sessions start
+ * from). Rejects (after stopping it) when it exits first or is not ready within `timeoutMs`.
  */
 export async function startTuttid(
   home: string,
-  { timeoutMs = 120_000, extraArgs = [] as readonly string[] } = {},
+  {
+    timeoutMs = 120_000,
+    extraArgs = [] as readonly string[],
+    env = {} as Record<string, string>,
+  } = {},
 ): Promise<Tuttid> {
   const started = performance.now();
   const group = spawnGroup(
     process.execPath,
     [TUTTID, '--home', home, '--json', '--no-demo', ...extraArgs],
-    { graceMs: 10_000 },
+    { graceMs: 10_000, env },
   );
   const { child, pid } = group;
   let readyMs = 0;
