@@ -35,11 +35,15 @@ import {
   type DirectTurnAgent,
 } from './lib/direct-turns.js';
 import { deltaTexts } from './lib/paced-model.js';
+import { relayFloor } from './lib/relay-floor.js';
+import { daemonRows, median, quantile, turnRows } from './lib/turn-report.js';
 import { firstMessage, spawnGroup } from './lib/processes.js';
 import { ROOT_BIN as BIN, REPO } from './lib/paths.js';
 import {
   type Seen,
   type TurnTiming,
+  daemonPart,
+  readStamps,
   shimStamps,
   turnTiming,
   writeShim,
@@ -58,12 +62,6 @@ const OPENCODE_OFFLINE = {
 };
 /** Claude Code's native binary, the one the SDK runs by default. */
 const CLAUDE = `${REPO}node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude`;
-
-const quantile = (values: readonly number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
-const median = (values: readonly number[]) => quantile(values, 0.5);
 
 /** One agent both ways: the session request through the daemon, and the direct start. */
 interface TurnAgentSetup {
@@ -121,7 +119,12 @@ export default async function turnsBench(): Promise<BenchResult> {
   await mkdir(daemonCodexHome, { recursive: true, mode: 0o700 });
   await writeFile(join(daemonCodexHome, 'config.toml'), codexModel);
   const home = join(scratch, 'home');
-  const daemon = await startTuttid(home, { env: { CODEX_HOME: daemonCodexHome } });
+  const probeFile = join(scratch, 'daemon-probe.stamps');
+  await writeFile(probeFile, '');
+  const daemon = await startTuttid(home, {
+    env: { CODEX_HOME: daemonCodexHome, TUTTI_BENCH_PROBE_FILE: probeFile },
+    nodeArgs: ['--import', new URL('./lib/daemon-turn-probe.js', import.meta.url).href],
+  });
   const directs: DirectTurnAgent[] = [];
   const sessions: string[] = [];
   let control: Control | undefined;
@@ -190,6 +193,7 @@ export default async function turnsBench(): Promise<BenchResult> {
     const rows: Row[] = [];
     const targets: Target[] = [];
     let turns = 0;
+    const floor: number[] = [];
     for (const [name, agent] of Object.entries(agents)) {
       const started = await control<StartAnswer>('POST', '/v1/sessions', {
         workspaceId: `bench-turns-${name}`,
@@ -210,6 +214,7 @@ export default async function turnsBench(): Promise<BenchResult> {
       directs.push(direct);
       await listedSession(control, prepared.session.id);
 
+      const inDaemon: { start: number; relay: number[] }[] = [];
       const through = async (): Promise<TurnTiming> => {
         const id = `t${++turns}`;
         const received: Seen = new Map();
@@ -221,7 +226,9 @@ export default async function turnsBench(): Promise<BenchResult> {
           received,
         );
         const stamps = await shimStamps(agent.shims.daemon.stamps);
-        return turnTiming(id, deltaTexts(id, DELTAS), sentAt, received, stamps);
+        const deltas = deltaTexts(id, DELTAS);
+        inDaemon.push(daemonPart(id, deltas, await probeStamps(probeFile, deltas)));
+        return turnTiming(id, deltas, sentAt, received, stamps);
       };
       const directly = async (): Promise<TurnTiming> => {
         const id = `t${++turns}`;
@@ -233,6 +240,7 @@ export default async function turnsBench(): Promise<BenchResult> {
       // A first turn each way warms the agent (opencode also asks the model for a title).
       await through();
       await directly();
+      inDaemon.length = 0;
       const viaDaemon: TurnTiming[] = [];
       const viaDirect: TurnTiming[] = [];
       for (let round = 0; round < ROUNDS; round += 1) {
@@ -260,7 +268,11 @@ export default async function turnsBench(): Promise<BenchResult> {
           }
         }
       }
-      rows.push(...turnRows(name, viaDaemon, viaDirect));
+      // The relay floor between agents, so it meets the same machine load.
+      floor.push(...(await relayFloor(ROUNDS, DELTAS, 10)));
+      rows.push(...turnRows(name, viaDaemon, viaDirect), ...daemonRows(name, inDaemon));
+      const ownStart = median(inDaemon.map((part) => part.start));
+      const ownRelay = median(inDaemon.flatMap((part) => part.relay));
       const startAdded =
         median(viaDaemon.map((t) => t.start)) - median(viaDirect.map((t) => t.start));
       const relayAdded =
@@ -268,7 +280,23 @@ export default async function turnsBench(): Promise<BenchResult> {
       targets.push(
         {
           client: name,
-          target: 'added per turn start',
+          target: "daemon's own part per turn start (in-process)",
+          measured: ownStart,
+          unit: 'ms',
+          goal: '< 5 ms',
+          met: ownStart < 5,
+        },
+        {
+          client: name,
+          target: "daemon's own part per streamed event (in-process)",
+          measured: ownRelay,
+          unit: 'ms',
+          goal: '< 1 ms',
+          met: ownRelay < 1,
+        },
+        {
+          client: name,
+          target: 'added per turn start (through tuttid - direct)',
           measured: startAdded,
           unit: 'ms',
           goal: '< 5 ms',
@@ -276,7 +304,7 @@ export default async function turnsBench(): Promise<BenchResult> {
         },
         {
           client: name,
-          target: 'added per streamed event',
+          target: 'added per streamed event (through tuttid - direct)',
           measured: relayAdded,
           unit: 'ms',
           goal: '< 1 ms',
@@ -284,7 +312,10 @@ export default async function turnsBench(): Promise<BenchResult> {
         },
       );
     }
+    const floorGroup = 'floor: bare Node relay process (stdin line -> SSE frame, loopback HTTP)';
     rows.push(
+      { group: floorGroup, name: 'p50', value: median(floor) * 1000, unit: 'us' },
+      { group: floorGroup, name: 'p90', value: quantile(floor, 0.9) * 1000, unit: 'us' },
       {
         group: 'machine',
         name: '1-min load average, start of the turns bench',
@@ -308,38 +339,12 @@ export default async function turnsBench(): Promise<BenchResult> {
   }
 }
 
-/** The rows of one agent: each figure through the daemon beside the same one direct. */
-function turnRows(name: string, viaDaemon: TurnTiming[], viaDirect: TurnTiming[]): Row[] {
-  const pair = (group: string, unit: 'ms' | 'us', pick: (t: TurnTiming[]) => number[], q = 0.5) => {
-    const scale = unit === 'us' ? 1000 : 1;
-    const direct = quantile(pick(viaDirect), q) * scale;
-    return [
-      { group, name: `${name} direct`, value: direct, unit },
-      {
-        group,
-        name: `${name} through tuttid`,
-        value: quantile(pick(viaDaemon), q) * scale,
-        unit,
-        baseline: { name: `${name} direct`, value: direct },
-      },
-    ];
-  };
-  return [
-    ...pair('turn start: request sent to prompt read by the agent, p50', 'ms', (t) =>
-      t.map((x) => x.start),
-    ),
-    ...pair('turn: request sent to first text event, p50', 'ms', (t) => t.map((x) => x.firstEvent)),
-    ...pair('agent alone: prompt read to first delta written, p50', 'ms', (t) =>
-      t.map((x) => x.agent),
-    ),
-    ...pair('per event: delta written by the agent to event parsed, p50', 'us', (t) =>
-      t.flatMap((x) => x.relay),
-    ),
-    ...pair(
-      'per event: delta written by the agent to event parsed, p90',
-      'us',
-      (t) => t.flatMap((x) => x.relay),
-      0.9,
-    ),
-  ];
+/** The probe's stamps once they hold every delta of a turn (it flushes after the turn's end). */
+async function probeStamps(file: string, deltas: readonly string[]) {
+  const last = deltas.at(-1)!.trim();
+  for (let i = 0; ; i += 1) {
+    const stamps = await readStamps(file);
+    if (stamps.get('sse')?.has(last) || i >= 100) return stamps;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -40,15 +40,53 @@ export async function writeShim(dir: string, name: string, agent: string): Promi
   return { command, stamps };
 }
 
-/** The shim's first stamps of each marker, per direction. */
-export async function shimStamps(file: string): Promise<{ in: Seen; out: Seen }> {
-  const stamps = { in: new Map(), out: new Map() } as { in: Seen; out: Seen };
+/** The first stamp of each marker, per kind (`in`/`out` of the shim, the daemon probe's kinds). */
+export async function readStamps(file: string): Promise<Map<string, Seen>> {
+  const stamps = new Map<string, Seen>();
   for (const line of (await readFile(file, 'utf8')).split('\n')) {
-    const [direction, at, marker] = line.split(' ');
-    if ((direction !== 'in' && direction !== 'out') || !at || !marker) continue;
-    if (!stamps[direction].has(marker)) stamps[direction].set(marker, BigInt(at));
+    const [kind, at, marker] = line.split(' ');
+    if (!kind || !at || !marker) continue;
+    const seen = stamps.get(kind) ?? new Map<string, bigint>();
+    stamps.set(kind, seen);
+    if (!seen.has(marker)) seen.set(marker, BigInt(at));
   }
   return stamps;
+}
+
+/** The shim's first stamps of each marker, per direction. */
+export async function shimStamps(file: string): Promise<{ in: Seen; out: Seen }> {
+  const stamps = await readStamps(file);
+  return { in: stamps.get('in') ?? new Map(), out: stamps.get('out') ?? new Map() };
+}
+
+/**
+ * The daemon's own part of turn `id`, from the probe's stamps (`daemon-turn-probe.ts`):
+ * request body read to prompt written to the agent, and per delta, the agent's chunk read
+ * to the SSE frame written (ms).
+ */
+export function daemonPart(
+  id: string,
+  deltas: readonly string[],
+  probe: Map<string, Seen>,
+): { start: number; relay: number[] } {
+  const prompt = `[[p:${id}]]`;
+  const req = probe.get('req')?.get(prompt);
+  const wrote = probe.get('agent-in')?.get(prompt);
+  if (req === undefined || wrote === undefined) {
+    throw new Error(
+      `turn ${id}: the daemon probe missed the prompt (req ${req}, agent-in ${wrote})`,
+    );
+  }
+  const relay = deltas.map((text) => {
+    const marker = text.trim();
+    const read = probe.get('agent-out')?.get(marker);
+    const sent = probe.get('sse')?.get(marker);
+    if (read === undefined || sent === undefined) {
+      throw new Error(`turn ${id}: the daemon probe missed delta ${marker}`);
+    }
+    return msBetween(read, sent);
+  });
+  return { start: msBetween(req, wrote), relay };
 }
 
 /** Milliseconds between two stamps. */
