@@ -17,6 +17,8 @@ export interface Binding {
 export interface SessionInfo {
   readonly id: string;
   readonly toolsListed?: { readonly at: number };
+  /** The refresh strategy used the last time the tool list changed. */
+  readonly lastRefresh?: { readonly strategy: string };
   /** Milliseconds of each step of the session's last start. */
   readonly startSteps?: Readonly<Record<string, number>>;
 }
@@ -81,7 +83,12 @@ export async function listedSession(
     if (session && at !== undefined && at >= since) {
       return session as SessionInfo & { toolsListed: { at: number } };
     }
-    if (Date.now() > deadline) throw new Error(`session ${id} did not list its tools in time`);
+    if (Date.now() > deadline) {
+      const { provider, status, reason, exit } = (session ?? {}) as Record<string, unknown>;
+      throw new Error(
+        `session ${id} (${provider}) did not list its tools within ${timeoutMs} ms: ${JSON.stringify({ status, reason, exit })}`,
+      );
+    }
     await sleep(5);
   }
 }
