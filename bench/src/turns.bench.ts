@@ -42,6 +42,7 @@ import { ROOT_BIN as BIN, REPO } from './lib/paths.js';
 import {
   type Seen,
   type TurnTiming,
+  type DaemonPart,
   daemonPart,
   readStamps,
   shimStamps,
@@ -214,7 +215,7 @@ export default async function turnsBench(): Promise<BenchResult> {
       directs.push(direct);
       await listedSession(control, prepared.session.id);
 
-      const inDaemon: { start: number; relay: number[] }[] = [];
+      const inDaemon: DaemonPart[] = [];
       const through = async (): Promise<TurnTiming> => {
         const id = `t${++turns}`;
         const received: Seen = new Map();
@@ -227,7 +228,8 @@ export default async function turnsBench(): Promise<BenchResult> {
         );
         const stamps = await shimStamps(agent.shims.daemon.stamps);
         const deltas = deltaTexts(id, DELTAS);
-        inDaemon.push(daemonPart(id, deltas, await probeStamps(probeFile, deltas)));
+        const probe = await probeStamps(probeFile, deltas);
+        inDaemon.push(daemonPart(id, deltas, probe, stamps, received, sentAt));
         return turnTiming(id, deltas, sentAt, received, stamps);
       };
       const directly = async (): Promise<TurnTiming> => {

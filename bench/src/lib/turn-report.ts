@@ -2,7 +2,7 @@
  * The rows of the turn bench: each figure of one agent through the daemon beside the same
  * figure driven directly, and the daemon's own part as its probe measured it.
  */
-import type { TurnTiming } from './turn-stamps.js';
+import type { DaemonPart, TurnTiming } from './turn-stamps.js';
 import type { Row } from '../types.js';
 
 /** The value at quantile `q` (nearest rank) of a non-empty list. */
@@ -15,7 +15,7 @@ export const quantile = (values: readonly number[], q: number): number => {
 export const median = (values: readonly number[]) => quantile(values, 0.5);
 
 /** The daemon's own part, from the probe inside it. */
-export function daemonRows(name: string, parts: { start: number; relay: number[] }[]): Row[] {
+export function daemonRows(name: string, parts: DaemonPart[]): Row[] {
   const group = 'inside tuttid (probe): request body read to prompt written to the agent';
   const relays = parts.flatMap((part) => part.relay);
   return [
@@ -30,6 +30,30 @@ export function daemonRows(name: string, parts: { start: number; relay: number[]
       group: "inside tuttid (probe): agent's chunk read to the SSE frame written",
       name: `${name} p90`,
       value: quantile(relays, 0.9) * 1000,
+      unit: 'us',
+    },
+    {
+      group: 'turn start through tuttid, the hops outside it, p50',
+      name: `${name}: client sent the request -> tuttid read its body (loopback HTTP, tuttid waking up)`,
+      value: median(parts.map((part) => part.startIn)),
+      unit: 'ms',
+    },
+    {
+      group: 'turn start through tuttid, the hops outside it, p50',
+      name: `${name}: tuttid wrote the prompt -> the shim read it (pipe, shim waking up)`,
+      value: median(parts.map((part) => part.startOut)),
+      unit: 'ms',
+    },
+    {
+      group: 'per event through tuttid, the hops outside it, p50',
+      name: `${name}: shim wrote the line -> tuttid read it (pipe, tuttid waking up)`,
+      value: median(parts.flatMap((part) => part.hopIn)) * 1000,
+      unit: 'us',
+    },
+    {
+      group: 'per event through tuttid, the hops outside it, p50',
+      name: `${name}: tuttid wrote the SSE frame -> client parsed it (loopback HTTP, client waking up)`,
+      value: median(parts.flatMap((part) => part.hopOut)) * 1000,
       unit: 'us',
     },
   ];
@@ -58,6 +82,11 @@ export function turnRows(name: string, viaDaemon: TurnTiming[], viaDirect: TurnT
     ...pair('turn: request sent to first text event, p50', 'ms', (t) => t.map((x) => x.firstEvent)),
     ...pair('agent alone: prompt read to first delta written, p50', 'ms', (t) =>
       t.map((x) => x.agent),
+    ),
+    ...pair(
+      'agent alone: first to last delta written (the model spaced them over 190 ms), p50',
+      'ms',
+      (t) => t.map((x) => x.spread),
     ),
     ...pair('per event: delta written by the agent to event parsed, p50', 'us', (t) =>
       t.flatMap((x) => x.relay),

@@ -59,34 +59,67 @@ export async function shimStamps(file: string): Promise<{ in: Seen; out: Seen }>
   return { in: stamps.get('in') ?? new Map(), out: stamps.get('out') ?? new Map() };
 }
 
+/** The daemon's own part of a turn and the hops on either side of it (ms). */
+export interface DaemonPart {
+  /** Turn body read to prompt handed to the agent. */
+  readonly start: number;
+  /** Per delta: the agent's chunk read to the SSE frame handed to the socket. */
+  readonly relay: number[];
+  /** Per delta: written by the shim to read by the daemon. */
+  readonly hopIn: number[];
+  /** Per delta: SSE frame handed to the socket to parsed by the client. */
+  readonly hopOut: number[];
+  /** Turn request sent by the client to its body read by the daemon. */
+  readonly startIn: number;
+  /** Prompt handed to the agent's stdin to read by the shim. */
+  readonly startOut: number;
+}
+
 /**
- * The daemon's own part of turn `id`, from the probe's stamps (`daemon-turn-probe.ts`):
- * request body read to prompt written to the agent, and per delta, the agent's chunk read
- * to the SSE frame written (ms).
+ * The daemon's own part of turn `id`, from the probe's stamps (`daemon-turn-probe.ts`),
+ * with the shim's stamps and the client's receipts for the hops around it.
  */
 export function daemonPart(
   id: string,
   deltas: readonly string[],
   probe: Map<string, Seen>,
-): { start: number; relay: number[] } {
+  shim: { in: Seen; out: Seen },
+  received: Seen,
+  sentAt: bigint,
+): DaemonPart {
   const prompt = `[[p:${id}]]`;
   const req = probe.get('req')?.get(prompt);
   const wrote = probe.get('agent-in')?.get(prompt);
-  if (req === undefined || wrote === undefined) {
+  const shimRead = shim.in.get(prompt);
+  if (req === undefined || wrote === undefined || shimRead === undefined) {
     throw new Error(
       `turn ${id}: the daemon probe missed the prompt (req ${req}, agent-in ${wrote})`,
     );
   }
-  const relay = deltas.map((text) => {
+  const relay: number[] = [];
+  const hopIn: number[] = [];
+  const hopOut: number[] = [];
+  for (const text of deltas) {
     const marker = text.trim();
     const read = probe.get('agent-out')?.get(marker);
     const sent = probe.get('sse')?.get(marker);
-    if (read === undefined || sent === undefined) {
-      throw new Error(`turn ${id}: the daemon probe missed delta ${marker}`);
+    const written = shim.out.get(marker);
+    const got = received.get(marker);
+    if (read === undefined || sent === undefined || written === undefined || got === undefined) {
+      throw new Error(`turn ${id}: delta ${marker} was not stamped at every point`);
     }
-    return msBetween(read, sent);
-  });
-  return { start: msBetween(req, wrote), relay };
+    relay.push(msBetween(read, sent));
+    hopIn.push(msBetween(written, read));
+    hopOut.push(msBetween(sent, got));
+  }
+  return {
+    start: msBetween(req, wrote),
+    relay,
+    hopIn,
+    hopOut,
+    startIn: msBetween(sentAt, req),
+    startOut: msBetween(wrote, shimRead),
+  };
 }
 
 /** Milliseconds between two stamps. */
@@ -102,6 +135,8 @@ export interface TurnTiming {
   readonly firstEvent: number;
   /** Per delta: written by the agent to received by the client. */
   readonly relay: number[];
+  /** First to last delta written by the agent (the model streamed them over `(n-1) x gap`). */
+  readonly spread: number;
 }
 
 /** The timing of turn `id` from the client's send time, its receipts and the shim's stamps. */
@@ -116,6 +151,7 @@ export function turnTiming(
   if (read === undefined) throw new Error(`turn ${id}: the shim never saw the prompt`);
   const relay: number[] = [];
   let first: { written: bigint; got: bigint } | undefined;
+  let last = 0n;
   for (const text of deltas) {
     const marker = text.trim();
     const written = shim.out.get(marker);
@@ -126,6 +162,7 @@ export function turnTiming(
       );
     }
     first ??= { written, got };
+    last = written;
     relay.push(msBetween(written, got));
   }
   if (!first) throw new Error(`turn ${id}: no delta`);
@@ -134,5 +171,6 @@ export function turnTiming(
     agent: msBetween(read, first.written),
     firstEvent: msBetween(sentAt, first.got),
     relay,
+    spread: msBetween(first.written, last),
   };
 }
