@@ -91,17 +91,23 @@ export interface Tuttid {
 
 /**
  * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its ready
- * line. Rejects (after stopping it) when it exits first or is not ready within `timeoutMs`.
+ * line (`env` is added to its environment, e.g. the CODEX_HOME its Codex sessions start
+ * from; `nodeArgs` go to its Node, e.g. a bench preload). Rejects (after stopping it) when it exits first or is not ready within `timeoutMs`.
  */
 export async function startTuttid(
   home: string,
-  { timeoutMs = 120_000, extraArgs = [] as readonly string[] } = {},
+  {
+    timeoutMs = 120_000,
+    extraArgs = [] as readonly string[],
+    env = {} as Record<string, string>,
+    nodeArgs = [] as readonly string[],
+  } = {},
 ): Promise<Tuttid> {
   const started = performance.now();
   const group = spawnGroup(
     process.execPath,
-    [TUTTID, '--home', home, '--json', '--no-demo', ...extraArgs],
-    { graceMs: 10_000 },
+    [...nodeArgs, TUTTID, '--home', home, '--json', '--no-demo', ...extraArgs],
+    { graceMs: 10_000, env },
   );
   const { child, pid } = group;
   let readyMs = 0;

@@ -1,0 +1,184 @@
+/**
+ * The agents of the turn bench driven directly, each in its own protocol, with the same
+ * MCP server and model as through the daemon: ACP `session/prompt` over stdio (opencode),
+ * app-server `turn/start` (codex), the Claude Agent SDK's `query()` with streaming input.
+ * A turn records, on the monotonic clock, when each text delta reached this client (the
+ * message a direct client would take as its text event) and resolves when the turn ended.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { query, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Binding } from './daemon-control.js';
+import { lineAgent } from './line-agent.js';
+import { type Seen, see } from './turn-stamps.js';
+
+/** An agent the bench drives itself. */
+export interface DirectTurnAgent {
+  /** Sends `text` as a turn; resolves with the send time once the turn ended. */
+  turn(text: string, received: Seen): Promise<bigint>;
+  stop(): Promise<void>;
+}
+
+/** opencode (or any ACP agent) started as `command args`, with `binding` in `session/new`. */
+export async function directAcp(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+  binding: Binding,
+): Promise<DirectTurnAgent> {
+  const agent = lineAgent(command, args, env, cwd, true);
+  try {
+    await agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const headers = Object.entries(binding.headers).map(([name, value]) => ({ name, value }));
+    const { sessionId } = (await agent.request('session/new', {
+      cwd,
+      mcpServers: [{ type: 'http', name: 'connector', url: binding.url, headers }],
+    })) as { sessionId: string };
+    return {
+      async turn(text, received) {
+        agent.onLine((message, line, at) => {
+          if (message.method === 'session/update') see(received, line, at);
+        });
+        const sentAt = process.hrtime.bigint();
+        await agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+        agent.onLine(undefined);
+        return sentAt;
+      },
+      stop: () => agent.stop(),
+    };
+  } catch (error) {
+    await agent.stop();
+    throw error;
+  }
+}
+
+/** `codex app-server` on its own CODEX_HOME: `modelConfig` plus `binding` as `connector`. */
+export async function directAppServer(
+  command: string,
+  env: Record<string, string>,
+  cwd: string,
+  scratch: string,
+  modelConfig: string,
+  binding: Binding,
+): Promise<DirectTurnAgent> {
+  const home = await mkdtemp(join(scratch, 'codex-direct-'));
+  await writeFile(
+    join(home, 'config.toml'),
+    `${modelConfig}\n[mcp_servers.connector]\nurl = "${binding.url}"\nhttp_headers = { Authorization = "${binding.headers.Authorization}" }\ndefault_tools_approval_mode = "approve"\n`,
+    { mode: 0o600 },
+  );
+  const agent = lineAgent(command, ['app-server'], { ...env, CODEX_HOME: home }, cwd, false);
+  try {
+    await agent.request('initialize', {
+      clientInfo: { name: 'bench', title: null, version: '1' },
+      capabilities: {},
+    });
+    agent.notify('initialized', {});
+    const { thread } = (await agent.request('thread/start', { cwd })) as { thread: { id: string } };
+    return {
+      async turn(text, received) {
+        let done!: () => void;
+        const completed = new Promise<void>((resolve) => {
+          done = resolve;
+        });
+        agent.onLine((message, line, at) => {
+          if (message.method === 'item/agentMessage/delta') see(received, line, at);
+          else if (message.method === 'turn/completed') done();
+        });
+        const sentAt = process.hrtime.bigint();
+        await agent.request('turn/start', {
+          threadId: thread.id,
+          input: [{ type: 'text', text, text_elements: [] }],
+        });
+        await completed;
+        agent.onLine(undefined);
+        return sentAt;
+      },
+      stop: () => agent.stop(),
+    };
+  } catch (error) {
+    await agent.stop();
+    throw error;
+  }
+}
+
+/** Claude Code through the Agent SDK (`executable`: Claude Code, here behind the shim). */
+export async function directClaude(
+  executable: string,
+  env: Record<string, string>,
+  cwd: string,
+  binding: Binding,
+): Promise<DirectTurnAgent> {
+  const queue: SDKUserMessage[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  const prompt = (async function* () {
+    for (;;) {
+      const next = queue.shift();
+      if (next) yield next;
+      else if (ended) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  })();
+  const claude = query({
+    prompt,
+    options: {
+      cwd,
+      env,
+      pathToClaudeCodeExecutable: executable,
+      settingSources: [],
+      includePartialMessages: true,
+      mcpServersDelivery: 'initialize',
+      mcpServers: { connector: { type: 'http', url: binding.url, headers: binding.headers } },
+      allowedTools: ['mcp__connector'],
+    },
+  });
+  let current: { received: Seen; done(): void; fail(error: Error): void } | undefined;
+  const pump = (async () => {
+    for await (const message of claude) {
+      const at = process.hrtime.bigint();
+      if (!current) continue;
+      if (message.type === 'stream_event') {
+        const event = message.event as { type?: string; delta?: { type?: string; text?: string } };
+        if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
+          see(current.received, event.delta.text ?? '', at);
+        }
+      } else if (message.type === 'result') {
+        if (message.subtype === 'success') current.done();
+        else current.fail(new Error(`Claude Code ended the turn with ${message.subtype}`));
+      }
+    }
+  })();
+  pump.catch((error: unknown) => current?.fail(error as Error));
+  const stop = async () => {
+    ended = true;
+    wake?.();
+    claude.close();
+    await pump.catch(() => {});
+  };
+  try {
+    await claude.initializationResult();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    async turn(text, received) {
+      const finished = new Promise<void>((done, fail) => {
+        current = { received, done, fail };
+      });
+      const sentAt = process.hrtime.bigint();
+      queue.push({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'text', text }] },
+        parent_tool_use_id: null,
+      } as SDKUserMessage);
+      wake?.();
+      await finished;
+      current = undefined;
+      return sentAt;
+    },
+    stop,
+  };
+}
