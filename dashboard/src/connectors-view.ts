@@ -118,7 +118,7 @@ export function connectorsView(host: ConnectorsViewHost) {
             'form',
             {
               class: 'credential',
-              'aria-label': `Credential of ${key}`,
+              'aria-label': `Set or clear the credential of ${key}`,
               onsubmit: (event: Event) => {
                 event.preventDefault();
                 const value = secret.value;

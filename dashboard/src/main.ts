@@ -24,6 +24,8 @@ type View = 'connectors' | 'sessions' | 'events' | { tools: string };
 
 /** Events kept on the page. */
 const KEPT_EVENTS = 200;
+/** How often the page re-reads the daemon besides the events. */
+const POLL_MS = 5000;
 
 const main = document.getElementById('main') as HTMLElement;
 const notice = document.getElementById('notice') as HTMLElement;
@@ -162,9 +164,13 @@ void followEvents(
   (connected) => {
     state.connected = connected;
     if (state.view === 'events') render();
-    // Connected again after a drop: what changed meanwhile may have no event left.
-    if (connected) scheduleRefresh();
-    else if (state.signedIn) void call('GET', '/tools').catch(() => undefined);
+    // Connected again after a drop: what changed meanwhile may have no event left; a
+    // stream that ended may mean the session did (the refresh finds out).
+    scheduleRefresh();
   },
   stream.signal,
 );
+// What has no event (an agent's tools/list, new stderr lines) shows within a few seconds.
+setInterval(() => {
+  if (state.signedIn && !document.hidden) scheduleRefresh();
+}, POLL_MS);
