@@ -25,7 +25,18 @@ function reasonOf(connector: Connector): string | undefined {
   const runtime = connector.runtime;
   if (!runtime) return connector.authReady ? undefined : 'Waits for a credential: set one below.';
   if (runtime.state === 'ready') return undefined;
-  return runtime.lastError ?? runtime.advice;
+  if (runtime.lastError) return runtime.lastError;
+  // While a failed server is retried its state reads `starting`: say what the last try met.
+  const failure = runtime.failures > 0 ? lastFailure(connector) : undefined;
+  if (failure) return `Last failure: ${failure}`;
+  return runtime.advice;
+}
+
+function lastFailure(connector: Connector): string | undefined {
+  const failures = connector.recentEvents.filter(
+    (event) => (event.kind === 'start-failed' || event.kind === 'crashed') && event.detail,
+  );
+  return failures.at(-1)?.detail;
 }
 
 /** The view; `update` redraws it from the latest connectors. */
@@ -149,27 +160,31 @@ export function connectorsView(host: ConnectorsViewHost) {
           );
     const actions = h(
       'td',
-      { class: 'actions' },
-      h('button', { type: 'button', onclick: () => host.showTools(key) }, `Tools of ${key}`),
+      {},
       h(
-        'button',
-        {
-          type: 'button',
-          class: 'danger',
-          onclick: () => {
-            if (
-              !window.confirm(`Uninstall ${key}? Its route, CLI shim and credential are removed.`)
-            )
-              return;
-            void act(host, `Uninstalling ${key}`, async () => {
-              await call('DELETE', `/connectors/${encodeURIComponent(key)}`);
-              return `Uninstalled ${key}.`;
-            });
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'button', onclick: () => host.showTools(key) }, `Tools of ${key}`),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: () => {
+              if (
+                !window.confirm(`Uninstall ${key}? Its route, CLI shim and credential are removed.`)
+              )
+                return;
+              void act(host, `Uninstalling ${key}`, async () => {
+                await call('DELETE', `/connectors/${encodeURIComponent(key)}`);
+                return `Uninstalled ${key}.`;
+              });
+            },
           },
-        },
-        `Uninstall ${key}`,
+          `Uninstall ${key}`,
+        ),
+        credential,
       ),
-      credential,
     );
     const row = h('tr', { 'data-key': key }, ...cells, actions);
     const made = { row, cells };

@@ -16,6 +16,8 @@ const FIELDS = [
   'action',
   'connector',
   'reason',
+  'resumed',
+  'needsRestart',
 ];
 
 /** One line of what the event says. */

@@ -91,13 +91,29 @@ function render(): void {
   if (view === 'connectors') {
     connectors.update(state.connectors);
     if (main.firstElementChild !== connectors.element) main.replaceChildren(connectors.element);
+    shown = '';
   } else if (view === 'sessions') {
-    main.replaceChildren(sessionsView(state.sessions, state.toolsVersion, host));
+    redraw(['sessions', state.sessions, state.toolsVersion], () =>
+      sessionsView(state.sessions, state.toolsVersion, host),
+    );
   } else if (view === 'events') {
-    main.replaceChildren(eventsView(state.events, state.connected));
+    redraw(['events', state.events.at(-1)?.id, state.connected], () =>
+      eventsView(state.events, state.connected),
+    );
   } else {
-    main.replaceChildren(toolsView(view.tools, state.tools, () => show('connectors', true)));
+    redraw(['tools', view.tools, state.tools], () =>
+      toolsView(view.tools, state.tools, () => show('connectors', true)),
+    );
   }
+}
+
+/** What the main area shows now, so an unchanged view is not redrawn (focus stays put). */
+let shown = '';
+function redraw(what: unknown, build: () => HTMLElement): void {
+  const key = JSON.stringify(what);
+  if (key === shown && main.firstElementChild) return;
+  shown = key;
+  main.replaceChildren(build());
 }
 
 function show(view: View, focus = false): void {

@@ -100,13 +100,14 @@ export function sessionsView(
                     {
                       type: 'button',
                       class: 'danger',
+                      'aria-label': `Close session ${session.id}`,
                       onclick: () =>
                         act(host, `Closing session ${session.id}`, async () => {
                           await call('DELETE', `/sessions/${encodeURIComponent(session.id)}`);
                           return `Closed session ${session.id}.`;
                         }),
                     },
-                    `Close session ${session.id}`,
+                    'Close',
                   ),
             ),
           ),
