@@ -20,6 +20,14 @@ const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const SCREENSHOTS = process.env.TUTTI_SCREENSHOTS === '1';
 const WAIT = { timeout: 20_000 };
 
+/** What the tests read of the page's globals (the test code has no DOM types). */
+interface PageGlobals {
+  notReloaded?: boolean;
+  document: { cookie: string };
+  localStorage: Record<string, string>;
+  sessionStorage: Record<string, string>;
+}
+
 let root: string;
 let daemon: TuttidProcess;
 let browser: TestBrowser;
@@ -85,7 +93,7 @@ describe('the dashboard in a browser', () => {
     expect(await row('notes').locator('td').nth(1).textContent()).toBe('Notes');
     // Marks this document: still there later means nothing was reloaded.
     await page.evaluate(() => {
-      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+      (globalThis as unknown as PageGlobals).notReloaded = true;
     });
   });
 
@@ -95,9 +103,9 @@ describe('the dashboard in a browser', () => {
     await row('echo').waitFor(WAIT);
     await expect.poll(() => stateOf('echo'), WAIT).toBe('ready');
     await expect.poll(() => page.locator('#notice').textContent(), WAIT).toBe('Installed echo.');
-    expect(
-      await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
-    ).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).notReloaded)).toBe(
+      true,
+    );
   });
 
   it("lists one connector's tools with the names and descriptions agents see", async () => {
@@ -106,7 +114,7 @@ describe('the dashboard in a browser', () => {
     const names = await page.locator('#tools dt').allTextContents();
     const served = await daemon.control('GET', '/debug/registry');
     const expected = (
-      served.body.registry.routes as { key: string; tools: { localName: string }[] }[]
+      served.body.registry.routes as { connectorKey: string; tools: { localName: string }[] }[]
     )
       .filter((route) => route.connectorKey === 'echo')
       .flatMap((route) => route.tools.map((tool) => tool.localName));
@@ -134,6 +142,17 @@ describe('the dashboard in a browser', () => {
     };
     await expect.poll(agree, WAIT).toBe(true);
     expect(await reason.textContent()).toContain('node');
+    // The server's stderr tail is shown (folded) exactly when the daemon reports one.
+    const status = await daemon.control('GET', '/v1/connectors');
+    const { runtime } = status.body.connectors.find((c: { key: string }) => c.key === 'broken');
+    const stderr = row('broken').locator('pre.stderr');
+    if (runtime.stderr?.length) {
+      await expect
+        .poll(() => stderr.textContent(), WAIT)
+        .toContain('cannot open the database file');
+    } else {
+      expect(await stderr.count()).toBe(0);
+    }
   });
 
   it('sets a credential from its write-only field and shows the status change', async () => {
@@ -205,7 +224,7 @@ describe('the dashboard in a browser', () => {
       .poll(
         async () =>
           (await daemon.control('GET', '/v1/sessions')).body.sessions.some(
-            (s: { id: string }) => s.id === id && s.status !== 'exited',
+            (s: { id: string; status: string }) => s.id === id && s.status !== 'exited',
           ),
         WAIT,
       )
@@ -236,23 +255,29 @@ describe('the dashboard in a browser', () => {
       ]),
     );
     await shoot('dashboard-events');
-    expect(
-      await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
-    ).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).notReloaded)).toBe(
+      true,
+    );
   });
 
   it('holds no control token, session token or credential in the page, URLs, cookies or storage', async () => {
     const cookies = await browser.context.cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.cookie)).toBe(
+      '',
+    );
     const held = [
       await page.content(),
       page.url(),
       ...requested,
       ...cookies.map((cookie) => `${cookie.name}=${cookie.value}`),
-      await page.evaluate(() => JSON.stringify({ ...localStorage })),
-      await page.evaluate(() => JSON.stringify({ ...sessionStorage })),
+      await page.evaluate(() =>
+        JSON.stringify({ ...(globalThis as unknown as PageGlobals).localStorage }),
+      ),
+      await page.evaluate(() =>
+        JSON.stringify({ ...(globalThis as unknown as PageGlobals).sessionStorage }),
+      ),
     ].join('\n');
     for (const secret of secrets) expect(held).not.toContain(secret);
     // After login no URL carries the login code.

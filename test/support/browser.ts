@@ -49,7 +49,7 @@ export async function startBrowser(): Promise<TestBrowser> {
       XDG_CONFIG_HOME: join(dir, 'config'),
       XDG_CACHE_HOME: join(dir, 'cache'),
     },
-    viewport: { width: 1440, height: 900 },
+    viewport: { width: 1366, height: 768 },
   });
   return {
     context,
