@@ -23,7 +23,10 @@ const WAIT = { timeout: 20_000 };
 /** What the tests read of the page's globals (the test code has no DOM types). */
 interface PageGlobals {
   notReloaded?: boolean;
-  document: { cookie: string };
+  document: {
+    cookie: string;
+    activeElement: { tagName: string; textContent: string | null } | null;
+  };
   localStorage: Record<string, string>;
   sessionStorage: Record<string, string>;
 }
@@ -258,6 +261,40 @@ describe('the dashboard in a browser', () => {
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).notReloaded)).toBe(
       true,
     );
+  });
+
+  it('is usable from the keyboard: views by Tab and Enter, the heading takes focus', async () => {
+    await page.locator('#main').focus();
+    await page.keyboard.press('Shift+Tab');
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as unknown as PageGlobals).document.activeElement;
+        return `${active?.tagName ?? ''} ${active?.textContent ?? ''}`;
+      });
+    /** Presses Shift+Tab until `name` has the focus (the header has a handful of stops). */
+    const backTo = async (name: string) => {
+      for (let i = 0; i < 10 && (await focused()) !== `BUTTON ${name}`; i++) {
+        await page.keyboard.press('Shift+Tab');
+      }
+      expect(await focused()).toBe(`BUTTON ${name}`);
+    };
+    await backTo('Connectors');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('BUTTON Sessions');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused, WAIT).toBe('H2 Agent sessions');
+    await backTo('Connectors');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused, WAIT).toBe('H2 Connectors');
+    // Every field of the connectors view has a label.
+    const unlabelled = await page
+      .locator('input')
+      .evaluateAll(
+        (inputs) =>
+          inputs.filter((input) => !(input as unknown as { labels: unknown[] }).labels.length)
+            .length,
+      );
+    expect(unlabelled).toBe(0);
   });
 
   it('holds no control token, session token or credential in the page, URLs, cookies or storage', async () => {
