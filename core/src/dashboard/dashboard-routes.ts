@@ -173,10 +173,13 @@ export function registerDashboard(app: FastifyInstance, ctx: DashboardContext): 
       const badOrigin = checkSameOrigin(request);
       if (badOrigin) return refuse(reply, badOrigin);
     },
-    handler: async (request, reply) =>
-      reply
-        .headers({ ...HEADERS, 'set-cookie': sessions.end(request.headers.cookie) })
-        .send({ signedOut: true }),
+    handler: async (request, reply) => {
+      const live = sessions.verify(request.headers.cookie);
+      reply.headers({ ...HEADERS, 'set-cookie': sessions.end(request.headers.cookie) });
+      if (live) return reply.send({ signedOut: true });
+      const error = new TuttiError('TUTTI_ERR_DASHBOARD_SIGNED_OUT');
+      return reply.code(error.status).send(errorBody(error));
+    },
   });
 
   api('GET', '/connectors', async (_request, reply) => {
