@@ -165,6 +165,7 @@ function banner(daemon: Daemon): string {
   }
   lines.push(
     `  MCP server  ${daemon.mcpUrl} (agents get a per-session token)`,
+    `  dashboard   ${daemon.dashboard.loginLink().url} (one-time login link, 5 minutes)`,
     '  discover    tutti connector available',
     '  stop        Ctrl-C',
   );
@@ -199,6 +200,7 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
       home: daemon.home,
       controlUrl: daemon.info.controlUrl,
       mcpUrl: daemon.mcpUrl,
+      dashboardLogin: daemon.dashboard.loginLink().url,
       connectors: daemon.runtime.status().map(({ key, state, toolCount }) => ({
         key,
         state,

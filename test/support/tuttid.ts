@@ -20,6 +20,8 @@ export interface ReadyLine {
   home: string;
   controlUrl: string;
   mcpUrl: string;
+  /** The dashboard's one-time login link. */
+  dashboardLogin: string;
   connectors: { key: string; state: string; toolCount: number }[];
 }
 

@@ -1,6 +1,7 @@
 /**
  * The daemon's control API: loopback fastify app, JSON, every endpoint behind
- * `Authorization: Bearer <control token>` (constant-time check) and a loopback Host.
+ * `Authorization: Bearer <control token>` (constant-time check) and a loopback Host; a
+ * route whose config says `ownAuth` (the dashboard's) checks its own credential instead.
  * Errors answer `{ error: { code, message } }` with the code's HTTP status; request logs
  * carry no headers, so neither the control token nor a credential is ever logged.
  */
@@ -75,6 +76,8 @@ export function buildControlApp(options: ControlAppOptions): FastifyInstance {
     if (badHost) return reply.code(badHost.status).send(errorBody(badHost));
     const badOrigin = checkOrigin(request.headers.origin);
     if (badOrigin) return reply.code(badOrigin.status).send(errorBody(badOrigin));
+    // The dashboard's routes check their own credential (a cookie) and a stricter Origin.
+    if ((request.routeOptions.config as { ownAuth?: boolean }).ownAuth === true) return;
     const token = bearerTokenOf(request.headers.authorization);
     if (token === undefined || !timingSafeEqual(digest(token), expected)) {
       const error = new TuttiError('TUTTI_ERR_CONTROL_UNAUTHORIZED');

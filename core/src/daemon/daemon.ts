@@ -9,6 +9,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
 import { createTokenService, type TokenService } from '../auth/index.js';
+import { type Dashboard, registerDashboard } from '../dashboard/index.js';
 import { TuttiError } from '../errors/index.js';
 import { createEventHub, type EventHub } from '../events/index.js';
 import { renderGuidance } from '../guidance/index.js';
@@ -96,6 +97,8 @@ export interface Daemon {
   readonly supervisor: ProcessSupervisor;
   readonly sessions: AgentSessionHost;
   readonly events: EventHub;
+  /** The local web dashboard on the control port (docs/dashboard.md): its login links. */
+  readonly dashboard: Dashboard;
   /**
    * The last line of defence against an error nobody handled: when it escaped the code of
    * an agent session, that session is ended and true is returned (the daemon stays up).
@@ -266,6 +269,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     registerSessionEndpoints(app, host);
     registerTurnEndpoints(app, host);
     registerEventsEndpoint(app, events);
+    const dashboard = registerDashboard(app, {
+      controlToken,
+      port: () => controlPort,
+      registry,
+      runtime,
+      events,
+    });
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
     cleanups.push(() => app.close());
     const address = app.server.address();
@@ -312,6 +322,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       supervisor,
       sessions: host,
       events,
+      dashboard,
       restored,
       absorbEscapedError(error) {
         const session = currentSessionId();

@@ -485,6 +485,26 @@ export const ERROR_CODES = Object.freeze({
     message: 'The daemon failed to answer: see its log for the cause and try again.',
     status: 500,
   },
+  TUTTI_ERR_DASHBOARD_SIGNED_OUT: {
+    message:
+      'The dashboard session is missing, ended or expired: open a new login link (tuttid prints one at start; POST /v1/dashboard/login gives another, see docs/dashboard.md).',
+    status: 401,
+  },
+  TUTTI_ERR_DASHBOARD_BAD_LOGIN_CODE: {
+    message:
+      'This dashboard login link was already used, has expired or was never issued (a link works once, for {minutes} minutes): get a new one with POST /v1/dashboard/login (docs/dashboard.md).',
+    status: 401,
+  },
+  TUTTI_ERR_DASHBOARD_CROSS_ORIGIN: {
+    message:
+      'The dashboard answers only its own page at {expected}; this request came from "{origin}": open the dashboard at its own address.',
+    status: 403,
+  },
+  TUTTI_ERR_DASHBOARD_NOT_BUILT: {
+    message:
+      'The dashboard page is not built ({dir} has no index.html): run "npm run build" in the repository, then reload.',
+    status: 503,
+  },
   TUTTI_ERR_DAEMON_ALREADY_RUNNING: {
     message:
       'A daemon (pid {pid}) already runs for the home "{home}": stop it first, or start this one with another --home.',

@@ -86,6 +86,8 @@ export function controlAnswerProblem(
   request: HostileRequest,
   answer: RawAnswer,
 ): string | undefined {
+  const page = dashboardPageProblem(request, answer);
+  if (page !== 'not a page request') return page;
   const broken = common(request, answer);
   if (broken) return broken;
   const status = answer.status!;
@@ -96,4 +98,25 @@ export function controlAnswerProblem(
     typeof error.message === 'string'
     ? undefined
     : `a ${status} without a tutti error body: ${answer.body.slice(0, 200)}`;
+}
+
+/**
+ * The dashboard's page (`/`, `/assets/*`) is public on the control port: it holds no
+ * token, and everything it shows comes from the cookie-authorized API. So a GET or HEAD of
+ * it may answer 200 without the control token (or 503 when the page is not built, 404 for
+ * an asset that does not exist), but never with the control token in it.
+ */
+function dashboardPageProblem(request: HostileRequest, answer: RawAnswer): string | undefined {
+  const path = request.path.split('?')[0] ?? '';
+  const isPage = path === '/' || /^\/assets\/[^/]*$/.test(path);
+  if (!isPage || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    return 'not a page request';
+  }
+  if (answer.status === 200 || answer.status === 503 || answer.status === 404) {
+    const token = /\S+$/.exec(request.headers.authorization ?? '')?.[0];
+    return token && answer.body.includes(token)
+      ? 'the page holds the token it was asked with'
+      : undefined;
+  }
+  return 'not a page request';
 }

@@ -1,0 +1,282 @@
+/**
+ * The connectors view: one row per installed connector (key, name, version, status with
+ * its reason, tools, interfaces, restarts, recent events) and its actions: tools, set or
+ * clear a credential (write-only: the field is emptied once sent, nothing is shown back),
+ * uninstall; above it, install from a release folder. Rows are kept by key and updated in
+ * place, so a credential being typed survives a refresh.
+ */
+import { ApiError, type Connector, call } from './api';
+import { h, timeOf } from './dom';
+
+/** What the view needs from the page. */
+export interface ConnectorsViewHost {
+  say(message: string, isError?: boolean): void;
+  refresh(): void;
+  showTools(key: string): void;
+}
+
+/** The status word of a connector: the runtime's state, or why it has none. */
+export function stateOf(connector: Connector): string {
+  if (connector.runtime) return connector.runtime.state;
+  return connector.authReady ? 'stopped' : 'needs-auth';
+}
+
+function reasonOf(connector: Connector): string | undefined {
+  const runtime = connector.runtime;
+  if (!runtime) return connector.authReady ? undefined : 'Waits for a credential: set one below.';
+  if (runtime.state === 'ready') return undefined;
+  if (runtime.lastError) return runtime.lastError;
+  // While a failed server is retried its state reads `starting`: say what the last try met.
+  const failure = runtime.failures > 0 ? lastFailure(connector) : undefined;
+  if (failure) return `Last failure: ${failure}`;
+  return runtime.advice;
+}
+
+function lastFailure(connector: Connector): string | undefined {
+  const failures = connector.recentEvents.filter(
+    (event) => (event.kind === 'start-failed' || event.kind === 'crashed') && event.detail,
+  );
+  return failures.at(-1)?.detail;
+}
+
+/** The view; `update` redraws it from the latest connectors. */
+export function connectorsView(host: ConnectorsViewHost) {
+  const rows = new Map<string, { row: HTMLTableRowElement; cells: HTMLTableCellElement[] }>();
+  const body = h('tbody');
+  const empty = h('p', { class: 'empty' }, 'No connector is installed.');
+  const path = h('input', {
+    id: 'install-path',
+    name: 'path',
+    type: 'text',
+    required: true,
+    placeholder: '/absolute/path/to/release',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
+  const install = h(
+    'form',
+    {
+      class: 'inline',
+      'aria-label': 'Install a connector',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void act(host, `Installing from ${path.value}`, async () => {
+          const answer = await call<{ key: string; changed: boolean }>(
+            'POST',
+            '/connectors/install',
+            { path: path.value.trim() },
+          );
+          path.value = '';
+          return answer.changed
+            ? `Installed ${answer.key}.`
+            : `${answer.key} is already this release.`;
+        });
+      },
+    },
+    h('label', { for: 'install-path' }, 'Release folder'),
+    path,
+    h('button', { type: 'submit' }, 'Install'),
+  );
+  const table = h(
+    'table',
+    { id: 'connectors' },
+    h('caption', {}, 'Installed connectors'),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...[
+          'Key',
+          'Name',
+          'Version',
+          'Status',
+          'Tools',
+          'Interfaces',
+          'Restarts',
+          'Recent events',
+          'Actions',
+        ].map((title) => h('th', { scope: 'col' }, title)),
+      ),
+    ),
+    body,
+  );
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'connectors-title' },
+    h('h2', { id: 'connectors-title' }, 'Connectors'),
+    install,
+    table,
+    empty,
+  );
+
+  const rowOf = (connector: Connector) => {
+    const known = rows.get(connector.key);
+    if (known) return known;
+    const cells = Array.from({ length: 8 }, () => h('td'));
+    const key = connector.key;
+    const secret = h('input', {
+      id: `secret-${key}`,
+      type: 'password',
+      autocomplete: 'off',
+      required: true,
+    });
+    const credential =
+      connector.authKind === 'none'
+        ? null
+        : h(
+            'form',
+            {
+              class: 'credential',
+              'aria-label': `Set or clear the credential of ${key}`,
+              onsubmit: (event: Event) => {
+                event.preventDefault();
+                const value = secret.value;
+                secret.value = '';
+                void act(host, `Setting the credential of ${key}`, async () => {
+                  await call('PUT', `/connectors/${encodeURIComponent(key)}/credentials`, {
+                    secret: value,
+                  });
+                  return `The credential of ${key} is set.`;
+                });
+              },
+            },
+            h('label', { for: `secret-${key}` }, `Credential of ${key}`),
+            secret,
+            h('button', { type: 'submit' }, 'Set'),
+            h(
+              'button',
+              {
+                type: 'button',
+                onclick: () =>
+                  act(host, `Clearing the credential of ${key}`, async () => {
+                    await call('DELETE', `/connectors/${encodeURIComponent(key)}/credentials`);
+                    return `The credential of ${key} is cleared.`;
+                  }),
+              },
+              'Clear',
+            ),
+          );
+    const actions = h(
+      'td',
+      {},
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'button', onclick: () => host.showTools(key) }, `Tools of ${key}`),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: () => {
+              if (
+                !window.confirm(`Uninstall ${key}? Its route, CLI shim and credential are removed.`)
+              )
+                return;
+              void act(host, `Uninstalling ${key}`, async () => {
+                await call('DELETE', `/connectors/${encodeURIComponent(key)}`);
+                return `Uninstalled ${key}.`;
+              });
+            },
+          },
+          `Uninstall ${key}`,
+        ),
+        credential,
+      ),
+    );
+    const row = h('tr', { 'data-key': key }, ...cells, actions);
+    const made = { row, cells };
+    rows.set(key, made);
+    return made;
+  };
+
+  return {
+    element,
+    update(connectors: readonly Connector[]) {
+      const keys = new Set(connectors.map((c) => c.key));
+      for (const [key, { row }] of rows) {
+        if (!keys.has(key)) {
+          row.remove();
+          rows.delete(key);
+        }
+      }
+      for (const connector of connectors) {
+        const { row, cells } = rowOf(connector);
+        fill(cells, connector);
+        body.append(row);
+      }
+      empty.hidden = connectors.length > 0;
+      table.hidden = connectors.length === 0;
+    },
+  };
+}
+
+function fill(cells: HTMLTableCellElement[], connector: Connector): void {
+  const runtime = connector.runtime;
+  const state = stateOf(connector);
+  const reason = reasonOf(connector);
+  const stderr = runtime?.stderr ?? [];
+  const set = (index: number, ...children: (Node | string)[]) =>
+    cells[index]?.replaceChildren(...children);
+  set(0, h('code', {}, connector.key));
+  set(1, connector.name);
+  set(2, connector.version);
+  set(
+    3,
+    h('span', { class: `state state-${state}`, 'data-state': state }, state),
+    ...(reason ? [h('p', { class: 'reason' }, reason)] : []),
+    ...(stderr.length
+      ? [
+          h(
+            'details',
+            {},
+            h('summary', {}, 'Server stderr'),
+            h('pre', { class: 'stderr' }, stderr.join('\n')),
+          ),
+        ]
+      : []),
+  );
+  set(4, String(runtime?.toolCount ?? 0));
+  const faces = [
+    runtime?.mcp !== undefined ? `MCP ${runtime.mcp}` : undefined,
+    runtime?.cli !== undefined ? `CLI ${runtime.cli}` : undefined,
+  ].filter((face): face is string => face !== undefined);
+  set(5, faces.length ? faces.join(', ') : '—');
+  set(6, String(runtime?.restarts ?? 0));
+  set(
+    7,
+    connector.recentEvents.length
+      ? h(
+          'ul',
+          { class: 'recent' },
+          ...connector.recentEvents.map((event) =>
+            h(
+              'li',
+              {},
+              timeOf(event.at),
+              ` ${event.kind}`,
+              event.detail ? `: ${event.detail}` : '',
+            ),
+          ),
+        )
+      : '—',
+  );
+}
+
+/** Runs an action, saying what it does and how it ended, then refreshes the page. */
+export async function act(
+  host: { say(message: string, isError?: boolean): void; refresh(): void },
+  doing: string,
+  run: () => Promise<string>,
+): Promise<void> {
+  host.say(`${doing}…`);
+  try {
+    host.say(await run());
+  } catch (error) {
+    host.say(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error), true);
+  } finally {
+    host.refresh();
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * The dashboard page: signs in by the cookie the login link set, shows one view at a time
+ * (connectors, one connector's tools, sessions, live events) and keeps every view current
+ * from the daemon's event stream, without a reload.
+ */
+import {
+  ApiError,
+  type Connector,
+  call,
+  logout,
+  type Session,
+  type Tool,
+  whenSignedOut,
+} from './api';
+import { connectorsView } from './connectors-view';
+import { h } from './dom';
+import { eventsView } from './events-view';
+import { type LiveEvent, followEvents } from './live-events';
+import { sessionsView } from './sessions-view';
+import { toolsView } from './tools-view';
+import './style.css';
+
+type View = 'connectors' | 'sessions' | 'events' | { tools: string };
+
+/** Events kept on the page. */
+const KEPT_EVENTS = 200;
+/** How often the page re-reads the daemon besides the events. */
+const POLL_MS = 5000;
+
+const main = document.getElementById('main') as HTMLElement;
+const notice = document.getElementById('notice') as HTMLElement;
+const nav = document.getElementById('nav') as HTMLElement;
+const logoutButton = document.getElementById('logout') as HTMLButtonElement;
+
+const state = {
+  view: 'connectors' as View,
+  connectors: [] as Connector[],
+  tools: [] as Tool[],
+  sessions: [] as Session[],
+  toolsVersion: 0,
+  events: [] as LiveEvent[],
+  connected: false,
+  signedIn: true,
+};
+const stream = new AbortController();
+
+const host = {
+  say(message: string, isError = false) {
+    notice.textContent = message;
+    notice.classList.toggle('error', isError);
+  },
+  refresh: () => scheduleRefresh(),
+  showTools: (key: string) => show({ tools: key }, true),
+};
+const connectors = connectorsView(host);
+
+function signedOut(): void {
+  if (!state.signedIn) return;
+  state.signedIn = false;
+  stream.abort();
+  nav.hidden = true;
+  logoutButton.hidden = true;
+  host.say('');
+  main.replaceChildren(
+    h(
+      'section',
+      { 'aria-labelledby': 'signed-out-title' },
+      h('h2', { id: 'signed-out-title' }, 'Signed out'),
+      h(
+        'p',
+        {},
+        'Open the one-time login link that tuttid printed when it started (it works once, for 5 minutes). ',
+        'For a new link, ask the control API: ',
+        h('code', {}, 'POST /v1/dashboard/login'),
+        ' (see docs/dashboard.md).',
+      ),
+    ),
+  );
+}
+whenSignedOut(signedOut);
+
+function render(): void {
+  if (!state.signedIn) return;
+  for (const button of nav.querySelectorAll('button')) {
+    const current =
+      button.dataset.view === (typeof state.view === 'string' ? state.view : 'connectors');
+    if (current) button.setAttribute('aria-current', 'page');
+    else button.removeAttribute('aria-current');
+  }
+  const view = state.view;
+  if (view === 'connectors') {
+    connectors.update(state.connectors);
+    if (main.firstElementChild !== connectors.element) main.replaceChildren(connectors.element);
+    shown = '';
+  } else if (view === 'sessions') {
+    redraw(['sessions', state.sessions, state.toolsVersion], () =>
+      sessionsView(state.sessions, state.toolsVersion, host),
+    );
+  } else if (view === 'events') {
+    redraw(['events', state.events.at(-1)?.id, state.connected], () =>
+      eventsView(state.events, state.connected),
+    );
+  } else {
+    redraw(['tools', view.tools, state.tools], () =>
+      toolsView(view.tools, state.tools, () => show('connectors', true)),
+    );
+  }
+}
+
+/** What the main area shows now, so an unchanged view is not redrawn (focus stays put). */
+let shown = '';
+function redraw(what: unknown, build: () => HTMLElement): void {
+  const key = JSON.stringify(what);
+  if (key === shown && main.firstElementChild) return;
+  shown = key;
+  main.replaceChildren(build());
+}
+
+function show(view: View, focus = false): void {
+  state.view = view;
+  render();
+  if (focus) main.querySelector('h2')?.setAttribute('tabindex', '-1');
+  if (focus) (main.querySelector('h2') as HTMLElement | null)?.focus();
+  scheduleRefresh();
+}
+
+async function refresh(): Promise<void> {
+  try {
+    const [list, tools, sessions] = await Promise.all([
+      call<{ connectors: Connector[] }>('GET', '/connectors'),
+      call<{ tools: Tool[]; version: number }>('GET', '/tools'),
+      call<{ sessions: Session[]; toolsVersion: number }>('GET', '/sessions'),
+    ]);
+    state.connectors = list.connectors;
+    state.tools = tools.tools;
+    state.sessions = sessions.sessions;
+    state.toolsVersion = sessions.toolsVersion;
+    render();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'TUTTI_ERR_DASHBOARD_SIGNED_OUT') return;
+    host.say(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error), true);
+  }
+}
+
+let pending: Promise<void> | undefined;
+let again = false;
+/** One refresh at a time; a request during one runs one more after it. */
+function scheduleRefresh(): void {
+  if (pending) {
+    again = true;
+    return;
+  }
+  pending = refresh().finally(() => {
+    pending = undefined;
+    if (again) {
+      again = false;
+      scheduleRefresh();
+    }
+  });
+}
+
+for (const button of nav.querySelectorAll('button')) {
+  button.addEventListener('click', () => show(button.dataset.view as View, true));
+}
+logoutButton.addEventListener('click', async () => {
+  await logout();
+  signedOut();
+});
+
+nav.hidden = false;
+logoutButton.hidden = false;
+render();
+scheduleRefresh();
+void followEvents(
+  (event) => {
+    state.events = [...state.events, event].slice(-KEPT_EVENTS);
+    if (state.view === 'events') render();
+    scheduleRefresh();
+  },
+  (connected) => {
+    state.connected = connected;
+    if (state.view === 'events') render();
+    // Connected again after a drop: what changed meanwhile may have no event left; a
+    // stream that ended may mean the session did (the refresh finds out).
+    scheduleRefresh();
+  },
+  stream.signal,
+);
+// What has no event (an agent's tools/list, new stderr lines) shows within a few seconds.
+setInterval(() => {
+  if (state.signedIn && !document.hidden) scheduleRefresh();
+}, POLL_MS);

@@ -1,0 +1,118 @@
+/**
+ * The agent sessions view: provider, mode, status, whether the agent got the connector
+ * binding, the strategy of the last refresh, whether the agent re-listed the tools since
+ * the last change, why it ended; each open session can be closed.
+ */
+import { call, type Session } from './api';
+import { act } from './connectors-view';
+import { h, timeOf } from './dom';
+
+/** Whether the agent listed the tools since the registry last changed (`version`). */
+function relisted(session: Session, version: number): string {
+  if (!session.toolsListed) return 'not listed yet';
+  return session.toolsListed.version >= version
+    ? `yes (${session.toolsListed.toolCount} tools)`
+    : `no (listed version ${session.toolsListed.version}, now ${version})`;
+}
+
+function refreshOf(session: Session): string {
+  const refresh = session.lastRefresh;
+  if (!refresh) return 'none yet';
+  if (refresh.error) return `failed: ${refresh.error}`;
+  return `${refresh.strategy ?? 'unknown'} (version ${refresh.version})`;
+}
+
+function endOf(session: Session): string {
+  const parts = [session.reason, session.exit?.description].filter(Boolean);
+  return parts.length ? parts.join('; ') : '—';
+}
+
+/** The view of `sessions`, the registry at `version`. */
+export function sessionsView(
+  sessions: readonly Session[],
+  version: number,
+  host: { say(message: string, isError?: boolean): void; refresh(): void },
+): HTMLElement {
+  const heading = h('h2', { id: 'sessions-title' }, 'Agent sessions');
+  if (!sessions.length) {
+    return h(
+      'section',
+      { 'aria-labelledby': 'sessions-title' },
+      heading,
+      h('p', { class: 'empty' }, 'No agent session is open.'),
+    );
+  }
+  return h(
+    'section',
+    { 'aria-labelledby': 'sessions-title' },
+    heading,
+    h('p', {}, `Tool list version now: ${version}.`),
+    h(
+      'table',
+      { id: 'sessions' },
+      h('caption', {}, 'Sessions of this daemon'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[
+            'Session',
+            'Provider',
+            'Mode',
+            'Status',
+            'Connector',
+            'Last refresh',
+            'Re-listed since last change',
+            'Ended because',
+            'Actions',
+          ].map((title) => h('th', { scope: 'col' }, title)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...sessions.map((session) =>
+          h(
+            'tr',
+            { 'data-session': session.id },
+            h('td', {}, h('code', {}, session.id), h('br'), h('small', {}, session.workspaceId)),
+            h('td', {}, session.provider),
+            h('td', {}, session.mode),
+            h('td', {}, session.status),
+            h('td', {}, session.connector),
+            h('td', { class: 'refresh' }, refreshOf(session)),
+            h(
+              'td',
+              { class: 'relisted' },
+              relisted(session, version),
+              ...(session.toolsListed ? [' at ', timeOf(session.toolsListed.at)] : []),
+            ),
+            h('td', {}, endOf(session)),
+            h(
+              'td',
+              {},
+              session.status === 'exited'
+                ? ''
+                : h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'danger',
+                      'aria-label': `Close session ${session.id}`,
+                      onclick: () =>
+                        act(host, `Closing session ${session.id}`, async () => {
+                          await call('DELETE', `/sessions/${encodeURIComponent(session.id)}`);
+                          return `Closed session ${session.id}.`;
+                        }),
+                    },
+                    'Close',
+                  ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}

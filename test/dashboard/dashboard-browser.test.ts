@@ -1,0 +1,382 @@
+/**
+ * The dashboard in headless Chromium against a real `tuttid` with its demo connectors:
+ * login through the one-time link, the connectors kept current by the event stream (an
+ * install, a broken upstream, a credential), one connector's tools, a session and its
+ * refresh, and what the browser holds: no control token, no session token, no secret.
+ * With TUTTI_SCREENSHOTS=1 (`npm run screenshots`) it saves each view to docs/.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowser, type TestBrowser } from '../support/browser.js';
+import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/connectors/', import.meta.url));
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+const SCREENSHOTS = process.env.TUTTI_SCREENSHOTS === '1';
+const WAIT = { timeout: 20_000 };
+
+/** What the tests read of the page's globals (the test code has no DOM types). */
+interface PageGlobals {
+  notReloaded?: boolean;
+  document: {
+    cookie: string;
+    activeElement: { tagName: string; textContent: string | null } | null;
+  };
+  localStorage: Record<string, string>;
+  sessionStorage: Record<string, string>;
+}
+
+let root: string;
+let daemon: TuttidProcess;
+let browser: TestBrowser;
+let page: Page;
+/** Every URL the page asked for. */
+const requested: string[] = [];
+/** Secrets the browser must never hold. */
+const secrets: string[] = [];
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tutti-dashboard-browser-'));
+  [daemon, browser] = await Promise.all([startTuttid(join(root, 'home')), startBrowser()]);
+  secrets.push(daemon.controlToken);
+  page = await browser.context.newPage();
+  page.on('request', (request) => requested.push(request.url()));
+  page.on('dialog', (dialog) => void dialog.accept());
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stopAll();
+  await rm(root, { recursive: true, force: true });
+});
+
+const row = (key: string) => page.locator(`#connectors tr[data-key="${key}"]`);
+const stateOf = (key: string) => row(key).locator('[data-state]').getAttribute('data-state');
+
+/** Saves the page as docs/<name>.png when screenshots were asked for. */
+async function shoot(name: string): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, `${name}.png`), fullPage: true });
+}
+
+/** A release whose MCP server says why on stderr and exits at once. */
+async function brokenRelease(): Promise<string> {
+  const dir = join(root, 'broken');
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, 'tutti-connector.json'),
+    JSON.stringify({
+      key: 'broken',
+      name: 'Broken',
+      description: 'An MCP server that exits at once.',
+      version: '0.0.1',
+      mcp: { command: 'node', args: ['./server.mjs'] },
+      auth: { kind: 'none' },
+    }),
+  );
+  await writeFile(
+    join(dir, 'server.mjs'),
+    "process.stderr.write('cannot open the database file\\n');\nprocess.exit(3);\n",
+  );
+  return dir;
+}
+
+describe('the dashboard in a browser', () => {
+  it('logs in through the one-time link and shows the demo connectors', async () => {
+    await page.goto(daemon.ready.dashboardLogin);
+    expect(page.url()).toBe(`${daemon.ready.controlUrl}/`);
+    await row('notes').waitFor(WAIT);
+    await row('hello').waitFor(WAIT);
+    await expect.poll(() => stateOf('notes'), WAIT).toBe('ready');
+    await expect.poll(() => stateOf('hello'), WAIT).toBe('ready');
+    expect(await row('notes').locator('td').nth(1).textContent()).toBe('Notes');
+    // Marks this document: still there later means nothing was reloaded.
+    await page.evaluate(() => {
+      (globalThis as unknown as PageGlobals).notReloaded = true;
+    });
+  });
+
+  it('installs a connector from the page and shows it ready without a reload', async () => {
+    await page.getByLabel('Release folder').fill(join(FIXTURES, 'echo'));
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    await row('echo').waitFor(WAIT);
+    await expect.poll(() => stateOf('echo'), WAIT).toBe('ready');
+    await expect.poll(() => page.locator('#notice').textContent(), WAIT).toBe('Installed echo.');
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).notReloaded)).toBe(
+      true,
+    );
+  });
+
+  it("lists one connector's tools with the names and descriptions agents see", async () => {
+    await row('echo').getByRole('button', { name: 'Tools of echo' }).click();
+    await page.locator('#tools dt').first().waitFor(WAIT);
+    const names = await page.locator('#tools dt').allTextContents();
+    const served = await daemon.control('GET', '/debug/registry');
+    const expected = (
+      served.body.registry.routes as { connectorKey: string; tools: { localName: string }[] }[]
+    )
+      .filter((route) => route.connectorKey === 'echo')
+      .flatMap((route) => route.tools.map((tool) => tool.localName));
+    expect(names.sort()).toEqual(expected.sort());
+    expect(names.every((name) => name.startsWith('echo_'))).toBe(true);
+    expect(await page.locator('#tools dd').first().textContent()).not.toBe('');
+    await shoot('dashboard-tools');
+    await page.getByRole('button', { name: 'Back to connectors' }).click();
+    await row('echo').waitFor(WAIT);
+  });
+
+  it('shows why a connector whose upstream exits is not working', async () => {
+    await page.getByLabel('Release folder').fill(await brokenRelease());
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    await row('broken').waitFor(WAIT);
+    await expect.poll(() => stateOf('broken'), WAIT).toMatch(/^(failed|restarting)$/);
+    const reason = row('broken').locator('.reason');
+    await expect.poll(() => reason.textContent(), WAIT).toMatch(/\S/);
+    // The page says what the control API says (the state moves on as it is retried).
+    const agree = async () => {
+      const status = await daemon.control('GET', '/v1/connectors');
+      const { runtime } = status.body.connectors.find((c: { key: string }) => c.key === 'broken');
+      const shown = await reason.textContent();
+      return runtime?.lastError !== undefined && shown === runtime.lastError;
+    };
+    await expect.poll(agree, WAIT).toBe(true);
+    expect(await reason.textContent()).toContain('node');
+    // The server's stderr tail is shown (folded) exactly when the daemon reports one.
+    const status = await daemon.control('GET', '/v1/connectors');
+    const { runtime } = status.body.connectors.find((c: { key: string }) => c.key === 'broken');
+    const stderr = row('broken').locator('pre.stderr');
+    if (runtime.stderr?.length) {
+      await expect
+        .poll(() => stderr.textContent(), WAIT)
+        .toContain('cannot open the database file');
+    } else {
+      expect(await stderr.count()).toBe(0);
+    }
+  });
+
+  it('sets a credential from its write-only field and shows the status change', async () => {
+    await page.getByLabel('Release folder').fill(join(FIXTURES, 'keyed'));
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    await expect.poll(() => stateOf('keyed'), WAIT).toBe('needs-auth');
+    const secret = 'sk-dashboard-test-7c1f9e';
+    secrets.push(secret);
+    const field = page.getByLabel('Credential of keyed', { exact: true });
+    expect(await field.getAttribute('type')).toBe('password');
+    await field.fill(secret);
+    await row('keyed').getByRole('button', { name: 'Set' }).click();
+    await expect.poll(() => stateOf('keyed'), WAIT).toBe('ready');
+    expect(await field.inputValue()).toBe('');
+    await row('keyed').getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => stateOf('keyed'), WAIT).toBe('needs-auth');
+    await field.fill(secret);
+    await field.press('Enter');
+    await expect.poll(() => stateOf('keyed'), WAIT).toBe('ready');
+    await expect
+      .poll(() => page.locator('#notice').textContent(), WAIT)
+      .toBe('The credential of keyed is set.');
+    await shoot('dashboard-connectors');
+  });
+
+  it('shows a session and its refresh after a tool change, then closes it', async () => {
+    const prepared = await daemon.control('POST', '/v1/sessions', {
+      workspaceId: 'ws-dashboard',
+      cwd: root,
+    });
+    expect(prepared.status).toBe(200);
+    const id = prepared.body.session.id as string;
+    const binding = JSON.stringify(prepared.body.runtime.mcpServers);
+    const token = /Bearer ([A-Za-z0-9._~+/=-]+)/.exec(binding)?.[1];
+    expect(token).toBeTruthy();
+    secrets.push(token!);
+    // The agent lists the tools once, with its own token.
+    const listed = await fetch(daemon.ready.mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(listed.status).toBe(200);
+    await listed.arrayBuffer();
+
+    await page.getByRole('button', { name: 'Sessions', exact: true }).click();
+    const session = page.locator(`#sessions tr[data-session="${id}"]`);
+    await session.waitFor(WAIT);
+    await expect.poll(() => session.locator('.relisted').textContent(), WAIT).toMatch(/^yes/);
+    expect(await session.locator('td').nth(4).textContent()).toBe('bound');
+
+    // A tool change: the echo connector goes away.
+    expect((await daemon.control('DELETE', '/v1/connectors/echo')).status).toBe(200);
+    await expect.poll(() => session.locator('.refresh').textContent(), WAIT).not.toBe('none yet');
+    await expect.poll(() => session.locator('.relisted').textContent(), WAIT).toMatch(/^no /);
+    const now = (await daemon.control('GET', '/v1/sessions')).body.sessions.find(
+      (s: { id: string }) => s.id === id,
+    );
+    expect(await session.locator('.refresh').textContent()).toContain(now.lastRefresh.strategy);
+    await shoot('dashboard-sessions');
+
+    await session.getByRole('button', { name: `Close session ${id}` }).click();
+    await expect
+      .poll(
+        async () =>
+          (await daemon.control('GET', '/v1/sessions')).body.sessions.some(
+            (s: { id: string; status: string }) => s.id === id && s.status !== 'exited',
+          ),
+        WAIT,
+      )
+      .toBe(false);
+  });
+
+  it('shows the live events as they happen', async () => {
+    await page.getByRole('button', { name: 'Events', exact: true }).click();
+    await page.locator('#events li').first().waitFor(WAIT);
+    const before = await page.locator('#events li').count();
+    expect((await daemon.control('DELETE', '/v1/connectors/broken')).status).toBe(200);
+    await expect
+      .poll(
+        () => page.locator('#events li[data-type="connector.removed"]').first().textContent(),
+        WAIT,
+      )
+      .toContain('key broken');
+    expect(await page.locator('#events li').count()).toBeGreaterThan(before);
+    const types = await page
+      .locator('#events li')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'connector.installed',
+        'tools.changed',
+        'session.started',
+        'session.refreshed',
+      ]),
+    );
+    await shoot('dashboard-events');
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).notReloaded)).toBe(
+      true,
+    );
+  });
+
+  it('is usable from the keyboard: views by Tab and Enter, the heading takes focus', async () => {
+    await page.locator('#main').focus();
+    await page.keyboard.press('Shift+Tab');
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as unknown as PageGlobals).document.activeElement;
+        return `${active?.tagName ?? ''} ${active?.textContent ?? ''}`;
+      });
+    /** Presses Shift+Tab until `name` has the focus (the header has a handful of stops). */
+    const backTo = async (name: string) => {
+      for (let i = 0; i < 10 && (await focused()) !== `BUTTON ${name}`; i++) {
+        await page.keyboard.press('Shift+Tab');
+      }
+      expect(await focused()).toBe(`BUTTON ${name}`);
+    };
+    await backTo('Connectors');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('BUTTON Sessions');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused, WAIT).toBe('H2 Agent sessions');
+    await backTo('Connectors');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused, WAIT).toBe('H2 Connectors');
+    // Every field of the connectors view has a label.
+    const unlabelled = await page
+      .locator('input')
+      .evaluateAll(
+        (inputs) =>
+          inputs.filter((input) => !(input as unknown as { labels: unknown[] }).labels.length)
+            .length,
+      );
+    expect(unlabelled).toBe(0);
+  });
+
+  it('holds no control token, session token or credential in the page, URLs, cookies or storage', async () => {
+    const cookies = await browser.context.cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.cookie)).toBe(
+      '',
+    );
+    const held = [
+      await page.content(),
+      page.url(),
+      ...requested,
+      ...cookies.map((cookie) => `${cookie.name}=${cookie.value}`),
+      await page.evaluate(() =>
+        JSON.stringify({ ...(globalThis as unknown as PageGlobals).localStorage }),
+      ),
+      await page.evaluate(() =>
+        JSON.stringify({ ...(globalThis as unknown as PageGlobals).sessionStorage }),
+      ),
+    ].join('\n');
+    for (const secret of secrets) expect(held).not.toContain(secret);
+    // After login no URL carries the login code.
+    expect(requested.filter((url) => url.includes('code=')).length).toBe(1);
+  });
+
+  it('refuses a request from a page of another origin, even one that sends the cookie', async () => {
+    // A page on another port of 127.0.0.1, as any local program may serve: the same site.
+    const cookiesSeen: string[] = [];
+    const other: Server = createServer((request, response) => {
+      if (request.url === '/echo') cookiesSeen.push(request.headers.cookie ?? '');
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>other</title>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (other.address() as { port: number }).port;
+      const otherPage = await browser.context.newPage();
+      await otherPage.goto(`http://127.0.0.1:${port}/`);
+      // The browser gives the dashboard's cookie to that page's own server too.
+      await otherPage.evaluate(() => fetch('/echo').then((r) => r.text()));
+      expect(cookiesSeen[0]).toMatch(/^tutti_dashboard_\d+=/);
+      // Requests a page may send elsewhere without a preflight (no-cors: the page gets an
+      // opaque answer, the test sees its status), so they carry the cookie.
+      const api = `${daemon.ready.controlUrl}/dashboard/api`;
+      for (const [url, init] of [
+        [`${api}/connectors`, { mode: 'no-cors', credentials: 'include' }],
+        [
+          `${api}/connectors/install`,
+          {
+            method: 'POST',
+            mode: 'no-cors',
+            credentials: 'include',
+            headers: { 'content-type': 'text/plain' },
+            body: JSON.stringify({ path: join(FIXTURES, 'echo') }),
+          },
+        ],
+      ] as const) {
+        const answer = otherPage.waitForResponse(url);
+        await otherPage.evaluate(
+          ([target, options]) => fetch(target, options as RequestInit).catch(() => undefined),
+          [url, init] as const,
+        );
+        expect((await answer).status(), url).toBe(403);
+      }
+      await otherPage.close();
+      const installed = (await daemon.control('GET', '/v1/connectors')).body.connectors;
+      expect(installed.map((c: { key: string }) => c.key)).not.toContain('echo');
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('ends the session on logout and shows how to log in again', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor(WAIT);
+    expect(await browser.context.cookies()).toHaveLength(0);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor(WAIT);
+    await page.goto(daemon.ready.dashboardLogin);
+    expect(await page.textContent('h1')).toBe('Login link not valid');
+  });
+});
