@@ -5,6 +5,7 @@
  * hundreds of milliseconds it does not need (see docs/benchmarks.md). A test keeps it so.
  */
 export { type DaemonInfo, daemonFilePath } from './daemon/daemon-file.js';
+export { homeLockHolder } from './daemon/home-lock.js';
 export * from './errors/index.js';
 export { sanitizeText } from './guidance/sanitize-text.js';
 export type { ConnectorSummary, SkillSummary } from './routes/connector-summary.js';

@@ -40,8 +40,19 @@ export interface TuttidProcess {
 
 const started: ChildProcess[] = [];
 
-/** Starts `tuttid --json` on `home` with extra args; rejects if it exits before ready. */
-export async function startTuttid(home: string, args: string[] = []): Promise<TuttidProcess> {
+/** A `tuttid` process just spawned: what became of it is still open. */
+export interface LaunchedTuttid {
+  readonly child: ChildProcess;
+  readonly stderr: () => string;
+  readonly stdout: () => string;
+  /** Resolves with the exit code or signal once the process ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the ready line, or with undefined when the process exits before one. */
+  readonly ready: Promise<ReadyLine | undefined>;
+}
+
+/** Spawns `tuttid --json` on `home` with extra args, without waiting for anything. */
+export function launchTuttid(home: string, args: string[] = []): LaunchedTuttid {
   const child = spawn(
     process.execPath,
     ['-C', 'tutti-source', '--import', LOADER, ENTRY, '--home', home, '--json', ...args],
@@ -56,26 +67,44 @@ export async function startTuttid(home: string, args: string[] = []): Promise<Tu
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  const ready = await new Promise<ReadyLine>((resolve, reject) => {
+  const ready = new Promise<ReadyLine | undefined>((resolve) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       out += `${line}\n`;
       if (line.startsWith('{"event":"ready"')) resolve(JSON.parse(line) as ReadyLine);
     });
-    void exited.then(({ code, signal }) =>
-      reject(new Error(`tuttid exited (${code ?? signal}) before ready:\n${err}`)),
-    );
+    void exited.then(() => resolve(undefined));
   });
+  return { child, stderr: () => err, stdout: () => out, exited, ready };
+}
+
+/** Starts `tuttid --json` on `home` with extra args; rejects if it exits before ready. */
+export async function startTuttid(home: string, args: string[] = []): Promise<TuttidProcess> {
+  const launched = launchTuttid(home, args);
+  const ready = await launched.ready;
+  if (!ready) {
+    const { code, signal } = await launched.exited;
+    throw new Error(`tuttid exited (${code ?? signal}) before ready:\n${launched.stderr()}`);
+  }
+  return attachTuttid(home, launched, ready);
+}
+
+/** The harness of a launched daemon that printed `ready` (its control file is read now). */
+export async function attachTuttid(
+  home: string,
+  launched: LaunchedTuttid,
+  ready: ReadyLine,
+): Promise<TuttidProcess> {
   const info = JSON.parse(await readFile(join(home, 'run', 'daemon.json'), 'utf8')) as {
     controlToken: string;
   };
   return {
-    child,
+    child: launched.child,
     ready,
     controlToken: info.controlToken,
-    stderr: () => err,
-    stdout: () => out,
-    exited,
+    stderr: launched.stderr,
+    stdout: launched.stdout,
+    exited: launched.exited,
     async control(method, path, body) {
       const response = await fetch(`${ready.controlUrl}${path}`, {
         method,
@@ -95,6 +124,31 @@ export async function startTuttid(home: string, args: string[] = []): Promise<Tu
       return { status: response.status, body: parsed };
     },
   };
+}
+
+/** One installed connector as `GET /v1/connectors` shows it. */
+export interface ConnectorEntry {
+  key: string;
+  authReady: boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: the runtime status is checked by each test's assertions
+  runtime: any;
+}
+
+/**
+ * Polls `GET /v1/connectors` until `key`'s runtime state is one of `states` (connectors
+ * come up after the daemon is ready) and returns that entry.
+ */
+export async function waitForConnector(
+  daemon: Pick<TuttidProcess, 'control'>,
+  key: string,
+  states: readonly string[] = ['ready'],
+): Promise<ConnectorEntry> {
+  for (;;) {
+    const { body } = await daemon.control('GET', '/v1/connectors');
+    const entry = (body.connectors as ConnectorEntry[]).find((c) => c.key === key);
+    if (entry?.runtime && states.includes(entry.runtime.state)) return entry;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Sends SIGKILL to every daemon still running (afterEach). */

@@ -40,6 +40,7 @@ import {
   runningDaemonPid,
   writeDaemonFile,
 } from './daemon-file.js';
+import { acquireHomeLock } from './home-lock.js';
 import { METRIC_NAMES, Metrics } from './metrics.js';
 
 /** Options of {@link startDaemon}. */
@@ -108,13 +109,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const logger = options.logger ?? pino({ level: 'silent' });
   await mkdir(home, { recursive: true, mode: 0o700 });
   await chmod(home, 0o700);
-  const other = await runningDaemonPid(home);
-  if (other !== undefined)
-    throw new TuttiError('TUTTI_ERR_DAEMON_ALREADY_RUNNING', { pid: other, home });
+  // Before anything else touches the home: a second daemon stops here, at once.
+  const lock = acquireHomeLock(home);
+  if (!lock.held) {
+    logger.warn({ home }, 'flock is not available here: only the daemon file guards the home');
+    const other = await runningDaemonPid(home);
+    if (other !== undefined)
+      throw new TuttiError('TUTTI_ERR_DAEMON_ALREADY_RUNNING', { pid: other, home });
+  }
 
   const fresh = !existsSync(join(home, 'state'));
   const supervisor = createProcessSupervisor();
-  const cleanups: (() => Promise<unknown>)[] = [() => supervisor.close()];
+  // Run in reverse: the lock is released last, once nothing of this daemon is left.
+  const cleanups: (() => Promise<unknown>)[] = [
+    async () => lock.release(),
+    () => supervisor.close(),
+  ];
   const closeAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };

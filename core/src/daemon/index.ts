@@ -4,4 +4,5 @@ export * from './control-app.js';
 export * from './control-routes.js';
 export * from './daemon.js';
 export * from './daemon-file.js';
+export * from './home-lock.js';
 export * from './metrics.js';

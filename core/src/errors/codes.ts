@@ -77,6 +77,11 @@ export const ERROR_CODES = Object.freeze({
       'No tutti daemon is running for this tutti home: start one with `npm start` or `tuttid`, then run the command again.',
     status: 503,
   },
+  TUTTI_ERR_CLI_DAEMON_STARTING: {
+    message:
+      'The tutti daemon of this tutti home (pid {pid}) is starting and does not answer yet: run the command again in a moment.',
+    status: 503,
+  },
   TUTTI_ERR_CLI_DAEMON_REJECTED: {
     message:
       'The tutti daemon refused the request ({reason}): restart the daemon with `tuttid`, then run the command again.',
@@ -451,6 +456,11 @@ export const ERROR_CODES = Object.freeze({
     message:
       'A daemon (pid {pid}) already runs for the home "{home}": stop it first, or start this one with another --home.',
     status: 409,
+  },
+  TUTTI_ERR_DAEMON_LOCK_FAILED: {
+    message:
+      'The lock file "{path}" of the tutti home cannot be locked (errno {errno}): check that the home is on a local file system this user may write to.',
+    status: 500,
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
