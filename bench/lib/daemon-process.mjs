@@ -1,6 +1,6 @@
 /**
  * A real `tuttid --json` process for the benches: spawned with HOME/XDG_* in a temp dir,
- * timed from spawn to its ready line, measured through `/proc` (its own VmRSS and the
+ * timed from spawn to its ready and settled lines, measured through `/proc` (its own VmRSS and the
  * memory of the upstream processes it started), and stopped with SIGTERM (SIGKILL after a
  * grace period), including any upstream left behind. Linux only (reads `/proc`).
  */
@@ -81,11 +81,15 @@ export function descendants(root) {
 }
 
 /**
- * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its ready
- * line: `{ pid, ready, readyMs, stop() }`. Rejects (after killing it) when it exits first
- * or is not ready within `timeoutMs`.
+ * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its settled
+ * line (every connector made its first attempt; `until: 'ready'`: its ready line, printed
+ * as soon as its servers listen): `{ pid, ready, readyMs, settled, settledMs, stop() }`.
+ * Rejects (after killing it) when it exits first or does not get there within `timeoutMs`.
  */
-export async function startTuttid(home, { timeoutMs = 120_000, extraArgs = [] } = {}) {
+export async function startTuttid(
+  home,
+  { timeoutMs = 120_000, extraArgs = [], until = 'settled' } = {},
+) {
   const userHome = mkdtempSync(join(tmpdir(), 'tutti-bench-user-'));
   const started = performance.now();
   const child = spawn(
@@ -114,6 +118,8 @@ export async function startTuttid(home, { timeoutMs = 120_000, extraArgs = [] } 
     pid: child.pid,
     ready: undefined,
     readyMs: undefined,
+    settled: undefined,
+    settledMs: undefined,
     /** Pids of the processes this daemon started (remembered for cleanup). */
     children() {
       const pids = descendants(child.pid);
@@ -144,10 +150,10 @@ export async function startTuttid(home, { timeoutMs = 120_000, extraArgs = [] } 
   };
   running.add(daemon);
   try {
-    daemon.ready = await new Promise((resolve, reject) => {
+    await new Promise((resolve, reject) => {
       let buffer = '';
       const timer = setTimeout(
-        () => reject(new Error(`tuttid not ready after ${timeoutMs} ms: ${stderr}`)),
+        () => reject(new Error(`tuttid not ${until} after ${timeoutMs} ms: ${stderr}`)),
         timeoutMs,
       );
       child.stdout.on('data', (chunk) => {
@@ -163,6 +169,14 @@ export async function startTuttid(home, { timeoutMs = 120_000, extraArgs = [] } 
           }
           if (event?.event === 'ready') {
             daemon.readyMs = performance.now() - started;
+            daemon.ready = event;
+          } else if (event?.event === 'settled') {
+            daemon.settledMs = performance.now() - started;
+            daemon.settled = event;
+          } else {
+            continue;
+          }
+          if (event.event === until) {
             clearTimeout(timer);
             resolve(event);
           }
@@ -170,7 +184,7 @@ export async function startTuttid(home, { timeoutMs = 120_000, extraArgs = [] } 
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`tuttid exited (${signal ?? code}) before ready: ${stderr}`));
+        reject(new Error(`tuttid exited (${signal ?? code}) before ${until}: ${stderr}`));
       });
     });
   } catch (error) {

@@ -3,8 +3,10 @@
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]` (logs: `warn` by
  * default, `info` with `--json`; the limits are described in docs/limits.md):
- * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
- * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
+ * runs the connector daemon until SIGTERM or SIGINT. On ready (its servers listen; the
+ * connectors still come up) it writes `<home>/run/daemon.json` and prints a short banner
+ * (with `--json`, one JSON line); once the connectors settled, their states (with
+ * `--json`, a `settled` line).
  * Logs go to stderr as JSON lines, with every token redacted.
  */
 import { readdirSync } from 'node:fs';
@@ -146,22 +148,33 @@ export function demoConnectors(): string[] {
   }
 }
 
-function banner(daemon: Daemon): string {
-  const lines = ['tuttid is ready', `  home        ${daemon.home}`];
+/** One line per connector: its state, what it serves, its CLI command. */
+function connectorLines(daemon: Daemon): string[] {
   const statuses = daemon.runtime.status();
-  if (statuses.length === 0) lines.push('  connectors  none installed');
-  for (const status of statuses) {
+  if (statuses.length === 0) return ['  connectors  none installed'];
+  return statuses.map((status) => {
     const parts: string[] = [status.state];
     if (status.mcp) parts.push(`${status.toolCount} MCP tools as ${status.key}_*`);
     if (status.cli) parts.push(`CLI tutti-connector-${status.key}`);
-    lines.push(`  connector   ${status.key}: ${parts.join(', ')}`);
-  }
-  lines.push(
+    return `  connector   ${status.key}: ${parts.join(', ')}`;
+  });
+}
+
+function banner(daemon: Daemon): string {
+  const lines = [
+    'tuttid is ready',
+    `  home        ${daemon.home}`,
+    ...connectorLines(daemon),
     `  MCP server  ${daemon.mcpUrl} (agents get a per-session token)`,
     '  discover    tutti connector available',
     '  stop        Ctrl-C',
-  );
+  ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The connectors' states as the JSON lines carry them. */
+function connectorStates(daemon: Daemon) {
+  return daemon.runtime.status().map(({ key, state, toolCount }) => ({ key, state, toolCount }));
 }
 
 /** Runs the daemon; resolves once it is ready (it keeps running until a signal). */
@@ -192,17 +205,22 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
       home: daemon.home,
       controlUrl: daemon.info.controlUrl,
       mcpUrl: daemon.mcpUrl,
-      connectors: daemon.runtime.status().map(({ key, state, toolCount }) => ({
-        key,
-        state,
-        toolCount,
-      })),
+      connectors: connectorStates(daemon),
       plugins: daemon.plugins.map(({ name, status }) => ({ name, status })),
     };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
   } else {
     process.stdout.write(banner(daemon));
   }
+  // Connectors come up after ready; once each made its first attempt, say where they stand.
+  void daemon.settled.then(() => {
+    if (!daemon.runtime.status().length && !args.json) return;
+    process.stdout.write(
+      args.json
+        ? `${JSON.stringify({ event: 'settled', connectors: connectorStates(daemon) })}\n`
+        : `connectors settled:\n${connectorLines(daemon).join('\n')}\n`,
+    );
+  });
   return daemon;
 }
 

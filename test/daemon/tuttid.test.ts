@@ -75,7 +75,7 @@ describe('tuttid', () => {
   it('seeds the demo connectors on an empty home and serves their tools', async () => {
     const home = await newHome();
     const daemon = await startTuttid(home);
-    expect(daemon.ready.connectors.map((c) => c.key)).toEqual(['hello', 'notes']);
+    expect((await daemon.settled)?.connectors.map((c) => c.key)).toEqual(['hello', 'notes']);
 
     const available = await daemon.control('GET', '/v1/connectors/available');
     expect(available.body.connectors.map((c: { key: string }) => c.key)).toEqual([
@@ -188,7 +188,9 @@ describe('tuttid', () => {
     expect(await allGone(pids)).toBe(true);
 
     const second = await startTuttid(home);
-    expect(second.ready.connectors).toEqual([{ key: 'keep', state: 'ready', toolCount: 10 }]);
+    expect((await second.settled)?.connectors).toEqual([
+      { key: 'keep', state: 'ready', toolCount: 10 },
+    ]);
     expect(await toolNames(await bindingOf(second))).toContain('keep_tool_2');
   });
 
@@ -202,7 +204,7 @@ describe('tuttid', () => {
     await writeFile(join(home, 'state', 'installed.json'), '{"version": 1, "connec');
 
     const second = await startTuttid(home);
-    expect(second.ready.connectors.map((c) => c.key)).toEqual(['sturdy']);
+    expect((await second.settled)?.connectors.map((c) => c.key)).toEqual(['sturdy']);
     expect(second.stderr()).toMatch(/TUTTI_ERR_STORE_STATE_RESTORED/);
   });
 });

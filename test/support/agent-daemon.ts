@@ -11,6 +11,7 @@ import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
 import { isProcessGroupAlive as groupHasLiveMember } from '../../core/src/process/index.js';
 import { writeRelease } from '../../core/src/runtime/test-support.js';
+import { openStore } from '../../core/src/store/index.js';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */
@@ -47,6 +48,10 @@ export interface AgentDaemonOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Drop-in plugin files written into `<home>/plugins` before the daemon starts: name -> source. */
   readonly plugins?: Readonly<Record<string, string>>;
+  /** Release folders installed into the home before the daemon starts. */
+  readonly installed?: readonly string[];
+  /** Resolve once the daemon is ready, while its connectors may still be starting. */
+  readonly untilReady?: boolean;
 }
 
 /** Starts `tuttid --no-demo` with its temp folders under a fresh root. */
@@ -70,9 +75,15 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
       await writeFile(join(home, 'plugins', name), source);
     }
   }
+  if (options.installed?.length) {
+    const store = await openStore(home);
+    for (const release of options.installed) await store.install(release);
+  }
   let daemon: TuttidProcess;
   try {
-    daemon = await startTuttid(home, ['--no-demo', ...(options.args ?? [])]);
+    daemon = await startTuttid(home, ['--no-demo', ...(options.args ?? [])], {
+      until: options.untilReady ? 'ready' : 'settled',
+    });
   } catch (error) {
     vi.unstubAllEnvs();
     await agentEnv.dispose();

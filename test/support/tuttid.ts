@@ -1,6 +1,7 @@
 /**
  * Test harness for a real `tuttid` process (run from sources): start it on a home, wait for
- * its ready line, call its control API, and stop or kill it. Every process it starts is
+ * its ready line (servers listening) or its settled line (connectors up), call its control
+ * API, and stop or kill it. Every process it starts is
  * killed in {@link stopAll}.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -23,10 +24,21 @@ export interface ReadyLine {
   connectors: { key: string; state: string; toolCount: number }[];
 }
 
+/**
+ * The daemon's `--json` settled line, printed once every connector installed at start
+ * made its first attempt (the ready line comes before, as soon as the servers listen).
+ */
+export interface SettledLine {
+  event: 'settled';
+  connectors: { key: string; state: string; toolCount: number }[];
+}
+
 /** A running daemon process. */
 export interface TuttidProcess {
   readonly child: ChildProcess;
   readonly ready: ReadyLine;
+  /** Resolves with the settled line (undefined if the process exits first). */
+  readonly settled: Promise<SettledLine | undefined>;
   readonly stderr: () => string;
   readonly stdout: () => string;
   /** Calls the control API with the daemon's control token. */
@@ -49,6 +61,8 @@ export interface LaunchedTuttid {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves with the ready line, or with undefined when the process exits before one. */
   readonly ready: Promise<ReadyLine | undefined>;
+  /** Resolves with the settled line, or with undefined when the process exits before one. */
+  readonly settled: Promise<SettledLine | undefined>;
 }
 
 /** Spawns `tuttid --json` on `home` with extra args, without waiting for anything. */
@@ -67,24 +81,42 @@ export function launchTuttid(home: string, args: string[] = []): LaunchedTuttid 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
+  let onReady!: (line: ReadyLine | undefined) => void;
+  let onSettled!: (line: SettledLine | undefined) => void;
   const ready = new Promise<ReadyLine | undefined>((resolve) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      out += `${line}\n`;
-      if (line.startsWith('{"event":"ready"')) resolve(JSON.parse(line) as ReadyLine);
-    });
-    void exited.then(() => resolve(undefined));
+    onReady = resolve;
   });
-  return { child, stderr: () => err, stdout: () => out, exited, ready };
+  const settled = new Promise<SettledLine | undefined>((resolve) => {
+    onSettled = resolve;
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    out += `${line}\n`;
+    if (line.startsWith('{"event":"ready"')) onReady(JSON.parse(line) as ReadyLine);
+    if (line.startsWith('{"event":"settled"')) onSettled(JSON.parse(line) as SettledLine);
+  });
+  void exited.then(() => {
+    onReady(undefined);
+    onSettled(undefined);
+  });
+  return { child, stderr: () => err, stdout: () => out, exited, ready, settled };
 }
 
-/** Starts `tuttid --json` on `home` with extra args; rejects if it exits before ready. */
-export async function startTuttid(home: string, args: string[] = []): Promise<TuttidProcess> {
+/**
+ * Starts `tuttid --json` on `home` with extra args and resolves once its connectors
+ * settled (`until: 'ready'`: as soon as it is ready, while they may still be starting);
+ * rejects if it exits before.
+ */
+export async function startTuttid(
+  home: string,
+  args: string[] = [],
+  { until = 'settled' }: { until?: 'ready' | 'settled' } = {},
+): Promise<TuttidProcess> {
   const launched = launchTuttid(home, args);
   const ready = await launched.ready;
-  if (!ready) {
+  const reached = until === 'ready' ? ready : ready && (await launched.settled);
+  if (!ready || !reached) {
     const { code, signal } = await launched.exited;
-    throw new Error(`tuttid exited (${code ?? signal}) before ready:\n${launched.stderr()}`);
+    throw new Error(`tuttid exited (${code ?? signal}) before ${until}:\n${launched.stderr()}`);
   }
   return attachTuttid(home, launched, ready);
 }
@@ -101,6 +133,7 @@ export async function attachTuttid(
   return {
     child: launched.child,
     ready,
+    settled: launched.settled,
     controlToken: info.controlToken,
     stderr: launched.stderr,
     stdout: launched.stdout,

@@ -1,7 +1,8 @@
 /**
  * Routes of the control API (documented in docs/control-api.md): connectors, their
  * credentials, the registry debug view and metrics (sessions: `session-routes.ts`). Every change to the
- * store is followed by a reconcile, so a 2xx answer means the runtime already acted on it.
+ * store is followed by a reconcile of that one connector, so a 2xx answer means the
+ * runtime already acted on it, and a slow upstream of another connector holds up nothing.
  */
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -25,8 +26,8 @@ export interface ControlContext {
   readonly runtime: ConnectorRuntime;
   readonly events: EventHub;
   readonly metrics: Metrics;
-  /** Reconciles and refreshes the metrics. */
-  reconcile(): Promise<void>;
+  /** Reconciles `keys` (default: all) and refreshes the metrics. */
+  reconcile(keys?: readonly string[]): Promise<void>;
 }
 
 const installBody = z.object({ path: z.string().min(1).refine(isAbsolute, 'must be absolute') });
@@ -63,7 +64,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     const { path } = parseBody(installBody, request.body);
     const before = new Set(store.installed().map((connector) => connector.key));
     const installed = await store.install(path);
-    await ctx.reconcile();
+    await ctx.reconcile([installed.key]);
     const { diagnostics } = await discoverSkills(installed.releaseDir, installed.manifest.skills);
     if (installed.changed) {
       events.publish({
@@ -87,7 +88,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     const key = keyParam(request.params);
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.uninstall(key);
-    await ctx.reconcile();
+    await ctx.reconcile([key]);
     return change;
   });
 
@@ -100,7 +101,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     }
     const { secret } = parseBody(credentialBody, request.body);
     const change = await store.setCredential(key, secret);
-    await ctx.reconcile();
+    await ctx.reconcile([key]);
     return { ...change, authReady: await store.authReady(key) };
   });
 
@@ -108,7 +109,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     const key = keyParam(request.params);
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.clearCredential(key);
-    await ctx.reconcile();
+    await ctx.reconcile([key]);
     return { ...change, authReady: await store.authReady(key) };
   });
 

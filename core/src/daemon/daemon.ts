@@ -60,7 +60,7 @@ export interface DaemonOptions {
   readonly nodeModules?: readonly string[];
   /** Load plugins from TS sources (tests) or built JS (default: as this file runs). */
   readonly pluginMode?: EntryMode;
-  /** Upstream start bound in ms (default 30 s). */
+  /** Start bound in ms of a connector whose manifest names none (default 30 s). */
   readonly startTimeoutMs?: number;
   /** Keep-alive interval of `subscriptions/listen` streams (default 15 s). */
   readonly keepAliveMs?: number;
@@ -84,6 +84,12 @@ export interface DaemonOptions {
 export interface Daemon {
   readonly home: string;
   readonly info: DaemonInfo;
+  /**
+   * Resolves once every connector installed at start made its first attempt (is ready,
+   * failed, or waits for a credential). The daemon serves long before: it is ready when
+   * its servers listen.
+   */
+  readonly settled: Promise<void>;
   /** URL of the loopback `connector` MCP server. */
   readonly mcpUrl: string;
   readonly plugins: readonly PluginLoadResult[];
@@ -103,7 +109,10 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/** Starts the daemon; resolves once every installed connector has settled and it is ready. */
+/**
+ * Starts the daemon; resolves once its servers listen and `run/daemon.json` is written.
+ * The installed connectors start in the background ({@link Daemon.settled}).
+ */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { home } = options;
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -229,11 +238,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         toolCount: snapshot.tools.length,
       }),
     );
-    const reconcile = async () => {
-      await runtime.reconcile();
+    const reconcile = async (keys?: readonly string[]) => {
+      await runtime.reconcile(keys);
       refreshMetrics();
     };
-    const [plugins] = await Promise.all([loadingPlugins, reconcile()]);
+    // Connectors come up in the background: the daemon is ready once its servers listen,
+    // and a slow upstream holds up nothing but itself (its state reads `starting`).
+    const settled = reconcile().catch((error: unknown) => {
+      logger.error(
+        { err: (error as Error)?.message },
+        'the first reconcile of the connectors failed',
+      );
+    });
+    const plugins = await loadingPlugins;
     for (const plugin of plugins) {
       if (plugin.status === 'failed') {
         logger.warn({ plugin: plugin.origin, code: plugin.error?.code }, plugin.error?.message);
@@ -266,6 +283,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     return {
       home,
       info,
+      settled,
       mcpUrl: server.url,
       plugins,
       store,

@@ -225,13 +225,18 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_UPSTREAM_START_TIMEOUT: {
     message:
-      'Upstream MCP server "{target}" did not finish initialize and tools/list within {timeoutMs} ms, so it was stopped: check that the connector starts an MCP server, or raise its start timeout.',
+      'Upstream MCP server "{target}" did not finish initialize and tools/list within {timeoutMs} ms, so it was stopped: check that the connector starts an MCP server, or raise `mcp.startTimeoutMs` in its manifest (default 30000).',
     status: 504,
   },
   TUTTI_ERR_UPSTREAM_START_FAILED: {
     message:
       'Upstream MCP server "{target}" failed during startup: {reason}. Check the connector\'s command, URL and credentials.',
     status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_START_ABANDONED: {
+    message:
+      'The start of upstream MCP server "{target}" was called off before it finished (a newer release or credential replaced it, or the daemon is stopping): nothing to do.',
+    status: 503,
   },
   TUTTI_ERR_UPSTREAM_UNAUTHORIZED: {
     message:

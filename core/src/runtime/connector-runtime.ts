@@ -55,8 +55,13 @@ export interface ConnectorRuntimeOptions {
 
 /** The running connector runtime. */
 export interface ConnectorRuntime {
-  /** Brings every connector in line with the store; resolves when each has settled. */
-  reconcile(): Promise<void>;
+  /**
+   * Brings `keys` (default: every connector) in line with the store; resolves when each
+   * of them has settled. A start still running for an older revision of one of them (a
+   * replaced release or credential, an uninstall) is called off first, so a slow
+   * upstream holds up only the change that replaces it, and nothing of other keys.
+   */
+  reconcile(keys?: readonly string[]): Promise<void>;
   /** Every connector the runtime holds, sorted by key. */
   status(): ConnectorStatus[];
   /** The last recorded events, oldest first. */
@@ -114,6 +119,16 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   let swept = false;
   const recorded: RuntimeEvent[] = [];
   let closed = false;
+  /** The upstream start running per key, with the revision it is for. */
+  const starts = new Map<string, { controller: AbortController; revision: number }>();
+
+  /** Calls off `key`'s running start when the store moved past its revision. */
+  function callOffStaleStart(key: string): void {
+    const running = starts.get(key);
+    if (!running) return;
+    const connector = store.get(key);
+    if (!connector || connector.revision > running.revision) running.controller.abort();
+  }
 
   function record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string) {
     const event: RuntimeEvent = {
@@ -231,12 +246,15 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     const keepPrevious = previous?.state === 'ready';
     if (!keepPrevious) actives.set(key, entry);
     let connection: UpstreamConnection | undefined;
+    const controller = new AbortController();
+    starts.set(key, { controller, revision: generation });
     try {
       const credential = await store.credential(key);
       if (connector.paths.mcp) {
         connection = await launch(connector, credential, {
           supervisor: options.supervisor,
           startTimeoutMs: options.startTimeoutMs,
+          signal: controller.signal,
           logger,
           onToolsChanged: (tools) => void queue.run(key, () => relist(entry, tools)),
           onExit: (info) => void queue.run(key, () => crashed(entry, info)),
@@ -275,6 +293,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       record(key, previous && kind === 'started' ? 'upgraded' : kind, generation);
     } catch (error) {
       await connection?.close().catch(() => undefined);
+      // Called off: what replaced this start (queued behind it) decides what runs.
+      if (controller.signal.aborted) return;
       const detail = message(error);
       const failed = keepPrevious && previous ? previous : entry;
       failed.attempted = generation;
@@ -284,6 +304,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       // A refused credential stays refused: wait for a new one (a new revision) instead.
       if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) scheduleRetry(failed);
       return;
+    } finally {
+      if (starts.get(key)?.controller === controller) starts.delete(key);
     }
     if (previous && previous !== entry) {
       clearTimeout(previous.timer);
@@ -361,13 +383,14 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   }
 
   return {
-    async reconcile() {
-      const keys = new Set([...store.installed().map((c) => c.key), ...actives.keys()]);
+    async reconcile(only?: readonly string[]) {
+      const keys = new Set(only ?? [...store.installed().map((c) => c.key), ...actives.keys()]);
       // Shims left by an earlier daemon (of connectors gone since) are removed too.
-      if (!swept) {
+      if (!swept && !only) {
         swept = true;
         for (const key of await listShimKeys(binDir)) keys.add(key);
       }
+      for (const key of keys) callOffStaleStart(key);
       await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
     },
     status() {
@@ -378,6 +401,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     events: () => recorded.slice(),
     async close() {
       closed = true;
+      for (const { controller } of starts.values()) controller.abort();
       for (const entry of actives.values()) clearTimeout(entry.timer);
       await queue.idle();
       await Promise.all([...retiring]);

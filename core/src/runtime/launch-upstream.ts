@@ -18,7 +18,10 @@ import {
 /** Callbacks and limits of one upstream launch. */
 export interface UpstreamLaunchOptions {
   supervisor?: ProcessSupervisor;
+  /** Start bound of a connector whose manifest names none (`mcp.startTimeoutMs`). */
   startTimeoutMs?: number;
+  /** Calls the start off: it rejects with TUTTI_ERR_UPSTREAM_START_ABANDONED. */
+  signal?: AbortSignal;
   logger?: UpstreamLogger;
   onToolsChanged(tools: UpstreamTool[]): void;
   onExit(info: UpstreamExitInfo): void;
@@ -61,7 +64,9 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
   const mcp = connector.paths.mcp;
   if (!mcp) throw new Error(`connector ${connector.key} has no MCP server`);
   const common = {
-    startTimeoutMs: options.startTimeoutMs,
+    // The manifest's own bound wins over the daemon's default.
+    startTimeoutMs: connector.manifest.mcp?.startTimeoutMs ?? options.startTimeoutMs,
+    signal: options.signal,
     logger: options.logger,
     onToolsChanged: options.onToolsChanged,
     onExit: options.onExit,

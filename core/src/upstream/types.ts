@@ -43,6 +43,11 @@ export interface UpstreamCommonOptions {
   onListError?: (error: Error) => void;
   /** Called once when the upstream dies or fails hard; never after `close()`. */
   onExit?: (info: UpstreamExitInfo) => void;
+  /**
+   * Calls the start off: whatever was started is stopped and the start rejects with
+   * TUTTI_ERR_UPSTREAM_START_ABANDONED. No effect once the start finished.
+   */
+  signal?: AbortSignal;
 }
 
 /** A started upstream: initialized, fully listed, ready for calls. */

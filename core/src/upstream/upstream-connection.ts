@@ -125,13 +125,23 @@ export async function connectUpstream(
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), startTimeoutMs);
+  // The owner may call the start off (a newer release or credential, the daemon closing).
+  const abandon = () => deadline.abort('abandoned');
+  options.signal?.addEventListener('abort', abandon, { once: true });
+  const abandoned = () => deadline.signal.reason === 'abandoned';
   const timedOut = new Promise<never>((_, reject) => {
     deadline.signal.addEventListener('abort', () =>
       reject(
-        new TuttiError('TUTTI_ERR_UPSTREAM_START_TIMEOUT', { target, timeoutMs: startTimeoutMs }),
+        abandoned()
+          ? new TuttiError('TUTTI_ERR_UPSTREAM_START_ABANDONED', { target })
+          : new TuttiError('TUTTI_ERR_UPSTREAM_START_TIMEOUT', {
+              target,
+              timeoutMs: startTimeoutMs,
+            }),
       ),
     );
   });
+  if (options.signal?.aborted) abandon();
   try {
     await Promise.race([
       (async () => {
@@ -144,9 +154,11 @@ export async function connectUpstream(
     closing = true;
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
+    if (abandoned()) throw new TuttiError('TUTTI_ERR_UPSTREAM_START_ABANDONED', { target });
     throw startError(error, target, deadline.signal.aborted, startTimeoutMs, setup.exitInfo());
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abandon);
   }
   ready = true;
   timedOut.catch(() => {});
