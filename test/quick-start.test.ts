@@ -48,16 +48,21 @@ describe('README quick start', () => {
     });
 
     daemon = spawn('npm', ['start'], { cwd: clone, env, detached: true, stdio: 'pipe' });
+    // The banner comes once the servers listen; the connectors' states once they settled.
     const banner = await new Promise<string>((resolve, reject) => {
       let text = '';
+      let settled = 0;
       createInterface({ input: daemon!.stdout! }).on('line', (line) => {
         text += `${line}\n`;
-        if (line.includes('stop')) resolve(text);
+        if (line.startsWith('connectors settled')) settled = 1;
+        else if (settled && line.startsWith('  connector ') && ++settled > 2) resolve(text);
       });
       daemon!.once('exit', (code) => reject(new Error(`npm start exited ${code}:\n${text}`)));
     });
-    expect(banner).toMatch(/notes: ready, 3 MCP tools as notes_\*/);
-    expect(banner).toMatch(/hello: ready, CLI tutti-connector-hello/);
+    expect(banner).toContain('tuttid is ready');
+    const after = banner.slice(banner.indexOf('connectors settled'));
+    expect(after).toMatch(/notes: ready, 3 MCP tools as notes_\*/);
+    expect(after).toMatch(/hello: ready, CLI tutti-connector-hello/);
 
     const listed = execFileSync(
       'node',
