@@ -10,4 +10,12 @@ export * from './errors/index.js';
 export { sanitizeText } from './guidance/sanitize-text.js';
 export type { ConnectorSummary, SkillSummary } from './routes/connector-summary.js';
 export { parseConnectorSummaries } from './routes/connector-summary-check.js';
+export {
+  adviceOf,
+  CLI_STATUSES,
+  type CliStatus,
+  INTERFACE_ADVICE,
+  INTERFACE_STATUSES,
+  type InterfaceStatus,
+} from './routes/interface-status.js';
 export { resolveHome } from './store/home.js';

@@ -14,7 +14,6 @@ import type { RouteRegistryApi } from '../routes/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
 import type { EventHub } from '../events/index.js';
 import type { ConnectorStore } from '../store/index.js';
-import { availableConnectors } from './available.js';
 import { parseBody } from './control-app.js';
 import type { Metrics } from './metrics.js';
 
@@ -57,7 +56,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
   });
 
   app.get('/v1/connectors/available', async () => ({
-    connectors: availableConnectors(ctx.routes, runtime.status()),
+    connectors: runtime.available(),
   }));
 
   app.post('/v1/connectors/install', async (request) => {

@@ -28,7 +28,6 @@ import {
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId } from '../session/index.js';
 import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
-import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlRoutes } from './control-routes.js';
 import { connectorEventOf } from './connector-events.js';
@@ -200,7 +199,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     cleanups.push(() => runtime.close());
     const skillRoots = () =>
-      runtime.status().flatMap((s) => (s.state === 'ready' && s.skillRoot ? [s.skillRoot] : []));
+      // A connector's skills go with any interface of it that works (a CLI whose MCP
+      // server failed included), never with one that has none working.
+      runtime
+        .status()
+        .flatMap((s) =>
+          (s.state === 'ready' || s.cli === 'ready') && s.skillRoot ? [s.skillRoot] : [],
+        );
     host = new AgentSessionHost({
       connector: { endpointUrl: () => server.url, shimBinDir: () => binDir, skillRoots },
       tokens,
@@ -213,7 +218,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       redactor,
       onProblem: (session, message) =>
         logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
-      guidance: () => renderGuidance(availableConnectors(routes, runtime.status())) || undefined,
+      guidance: () => renderGuidance(runtime.available()) || undefined,
     });
     cleanups.push(() => host.close());
     // Plugins load while the connectors start: neither waits for the other.

@@ -1,5 +1,4 @@
 /** The daemon: composition root, control API, daemon file and metrics. */
-export * from './available.js';
 export * from './control-app.js';
 export * from './control-routes.js';
 export * from './daemon.js';

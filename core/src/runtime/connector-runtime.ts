@@ -7,25 +7,21 @@
  * changes one at a time.
  */
 import type { UpstreamTool } from '../contracts/index.js';
-import { isTuttiError } from '../errors/index.js';
+import { isTuttiError, type TuttiError } from '../errors/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
-import type { RouteRegistryApi, SkillSummary } from '../routes/index.js';
+import type { ConnectorSummary, RouteRegistryApi } from '../routes/index.js';
 import { listShimKeys, publishedGeneration, publishShim, removeShim } from '../shims/index.js';
-import { discoverSkills } from '../skills/index.js';
+import { type DiscoveredSkills, discoverSkills } from '../skills/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { createKeyQueue } from './key-queue.js';
 import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
-import { type CallCounters, type TrackedClient, trackClient } from './tracked-client.js';
-import type {
-  ConnectorState,
-  ConnectorStatus,
-  RuntimeEvent,
-  RuntimeEventKind,
-  RuntimeLogger,
-} from './types.js';
+import { statusOf, summariesOf } from './connector-status.js';
+import type { RuntimeEntry } from './runtime-entry.js';
+import { type CallCounters, trackClient } from './tracked-client.js';
+import type { ConnectorStatus, RuntimeEvent, RuntimeEventKind, RuntimeLogger } from './types.js';
 
 /** What the runtime needs. */
 export interface ConnectorRuntimeOptions {
@@ -62,38 +58,20 @@ export interface ConnectorRuntime {
    * upstream holds up only the change that replaces it, and nothing of other keys.
    */
   reconcile(keys?: readonly string[]): Promise<void>;
-  /** Every connector the runtime holds, sorted by key. */
+  /** Every installed connector, sorted by key, with its state and why it is in it. */
   status(): ConnectorStatus[];
+  /**
+   * The spec 9.2 summary of every installed connector, sorted by key, each interface with
+   * its run condition and, unless ready, that condition's fixed advice.
+   */
+  available(): ConnectorSummary[];
   /** The last recorded events, oldest first. */
   events(): readonly RuntimeEvent[];
   /** Stops every upstream (the registry is left as it is: the daemon is going away). */
   close(): Promise<void>;
 }
 
-interface Active {
-  readonly key: string;
-  connector: InstalledConnector;
-  state: ConnectorState;
-  /** Latest store revision this entry reflects (started or attempted). */
-  attempted: number;
-  /** Store revision the serving upstream came from. */
-  revision: number;
-  generation?: number;
-  connection?: UpstreamConnection;
-  client?: TrackedClient;
-  skills: SkillSummary[];
-  skillRoot?: string;
-  /** Tools the route serving now holds (0 while none serves). */
-  toolCount: number;
-  /** The upstream's tool list last committed, as JSON (to skip a list_changed that changed nothing). */
-  listed?: string;
-  failures: number;
-  restarts: number;
-  lastError?: string;
-  startedAt?: number;
-  timer?: NodeJS.Timeout;
-  closing: boolean;
-}
+type Active = RuntimeEntry;
 
 const MAX_EVENTS = 500;
 
@@ -116,6 +94,10 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const actives = new Map<string, Active>();
   /** The shim published per key: its generation and the release it points at. */
   const shims = new Map<string, { generation: number; digest: string }>();
+  /** Keys whose shim could not be written the last time it was due. */
+  const shimFailures = new Set<string>();
+  /** Skill discovery per release digest (a release never changes). */
+  const skillCache = new Map<string, Promise<DiscoveredSkills>>();
   let swept = false;
   const recorded: RuntimeEvent[] = [];
   let closed = false;
@@ -202,6 +184,82 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     if (generation !== undefined) await removeShim({ binDir, key, generation });
   }
 
+  /** The skills of `connector`'s release, discovered once per release (problems logged). */
+  function skillsOf(connector: InstalledConnector): Promise<DiscoveredSkills> {
+    if (!connector.skillsDir)
+      return Promise.resolve({ root: undefined, skills: [], diagnostics: [] });
+    let found = skillCache.get(connector.digest);
+    if (!found) {
+      found = discoverSkills(connector.releaseDir, connector.manifest.skills).then(
+        (result) => {
+          for (const problem of result.diagnostics) {
+            logger.warn({ connector: connector.key, skill: problem.path }, problem.message);
+          }
+          return result;
+        },
+        (error: unknown) => {
+          skillCache.delete(connector.digest);
+          throw error;
+        },
+      );
+      skillCache.set(connector.digest, found);
+    }
+    return found;
+  }
+
+  /** Whether `connector` may start: credential there (or none needed), missing, or unreadable. */
+  async function authOf(connector: InstalledConnector): Promise<'ready' | 'missing' | TuttiError> {
+    const auth = connector.manifest.auth;
+    if (auth.kind === 'none') return 'ready';
+    try {
+      const stored = await store.credential(connector.key);
+      return stored?.kind === auth.kind ? 'ready' : 'missing';
+    } catch (error) {
+      if (isTuttiError(error)) return error;
+      throw error;
+    }
+  }
+
+  /**
+   * Holds `connector` with nothing running: `needs-auth` without a credential, `failed`
+   * with one it cannot read (`problem`, logged once per revision and reason).
+   */
+  async function hold(
+    connector: InstalledConnector,
+    active: Active | undefined,
+    problem: TuttiError | undefined,
+  ): Promise<void> {
+    const { key } = connector;
+    const state = problem ? 'failed' : 'needs-auth';
+    if (
+      active?.waiting &&
+      active.state === state &&
+      active.attempted >= connector.revision &&
+      active.lastError === problem?.message
+    ) {
+      return;
+    }
+    if (active && !active.waiting) await retire(active, 'authorization lost');
+    const found = await skillsOf(connector).catch(() => undefined);
+    const skills = found?.skills ?? [];
+    actives.set(key, {
+      key,
+      connector,
+      state,
+      waiting: true,
+      attempted: connector.revision,
+      revision: connector.revision,
+      skills,
+      ...(found?.root && skills.length > 0 && { skillRoot: found.root }),
+      toolCount: 0,
+      failures: 0,
+      restarts: active?.restarts ?? 0,
+      closing: false,
+      ...(problem && { lastError: problem.message, lastErrorCode: problem.code }),
+    });
+    if (problem) logger.warn({ connector: key, code: problem.code }, problem.message);
+  }
+
   /** Schedules the next start of `entry`: at once after a healthy run, else backed off. */
   function scheduleRetry(entry: Active, afterHealthyRun = false): number {
     if (closed) return 0;
@@ -235,6 +293,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       key,
       connector,
       state: 'starting',
+      waiting: false,
       attempted: generation,
       revision: generation,
       skills: [],
@@ -249,6 +308,10 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     const controller = new AbortController();
     starts.set(key, { controller, revision: generation });
     try {
+      // Skills first: they are there (and shown) even when the MCP server fails to start.
+      const found = await skillsOf(connector);
+      entry.skills = found.skills;
+      if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
       const credential = await store.credential(key);
       if (connector.paths.mcp) {
         connection = await launch(connector, credential, {
@@ -261,14 +324,6 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         });
         entry.connection = connection;
         entry.client = trackClient(key, connection, options.counters);
-      }
-      if (connector.skillsDir) {
-        const found = await discoverSkills(connector.releaseDir, connector.manifest.skills);
-        entry.skills = found.skills;
-        if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
-        for (const problem of found.diagnostics) {
-          logger.warn({ connector: key, skill: problem.path }, problem.message);
-        }
       }
       if (entry.client && connection) {
         entry.toolCount = registry.commit(
@@ -299,6 +354,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       const failed = keepPrevious && previous ? previous : entry;
       failed.attempted = generation;
       failed.lastError = detail;
+      failed.lastErrorCode = isTuttiError(error) ? error.code : undefined;
       if (!keepPrevious) entry.state = 'failed';
       record(key, 'start-failed', generation, detail);
       // A refused credential stays refused: wait for a new one (a new revision) instead.
@@ -330,6 +386,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       ).localNames.length;
     } catch (error) {
       entry.lastError = message(error);
+      entry.lastErrorCode = isTuttiError(error) ? error.code : undefined;
       record(entry.key, 'start-failed', generation, entry.lastError);
       return;
     }
@@ -350,6 +407,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     entry.connection = undefined;
     entry.client = undefined;
     entry.lastError = `upstream ${info.reason}`;
+    entry.lastErrorCode = undefined;
     const healthy = entry.startedAt !== undefined && now() - entry.startedAt >= stableMs;
     const delay = scheduleRetry(entry, healthy);
     record(entry.key, 'crashed', entry.generation, `${info.reason}; restart in ${delay} ms`);
@@ -369,22 +427,63 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   async function sync(key: string): Promise<void> {
     if (closed) return;
     const connector = store.get(key);
-    const ready = connector !== undefined && (await store.authReady(key));
+    const auth = connector ? await authOf(connector) : 'missing';
     const active = actives.get(key);
-    await syncShim(key, ready ? connector : undefined).catch((error: unknown) => {
-      logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
-    });
-    if (!connector || !ready) {
-      if (active) await retire(active, connector ? 'authorization lost' : 'uninstalled');
+    await syncShim(key, connector && auth === 'ready' ? connector : undefined).then(
+      () => shimFailures.delete(key),
+      (error: unknown) => {
+        shimFailures.add(key);
+        logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
+      },
+    );
+    if (!connector) {
+      if (active) {
+        await retire(active, 'uninstalled');
+        skillCache.delete(active.connector.digest);
+      }
       return;
     }
-    if (active && active.attempted >= connector.revision) return;
-    await start(connector, active, connector.revision, 'started');
+    if (auth !== 'ready') return hold(connector, active, auth === 'missing' ? undefined : auth);
+    if (active && !active.waiting && active.attempted >= connector.revision) return;
+    await start(connector, active?.waiting ? undefined : active, connector.revision, 'started');
+  }
+
+  /** A stand-in for an installed connector its first sync has not reached yet. */
+  function placeholder(connector: InstalledConnector): Active {
+    return {
+      key: connector.key,
+      connector,
+      state: 'starting',
+      waiting: true,
+      attempted: 0,
+      revision: connector.revision,
+      skills: [],
+      toolCount: 0,
+      failures: 0,
+      restarts: 0,
+      closing: false,
+    };
+  }
+
+  /** Every entry with its status, sorted by key. */
+  function sorted(): { entry: Active; status: ConnectorStatus }[] {
+    return [...actives.values()]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((entry) => ({ entry, status: statusOf(entry, shimState(entry.key)) }));
+  }
+
+  function shimState(key: string): 'published' | 'failed' | undefined {
+    return shims.has(key) ? 'published' : shimFailures.has(key) ? 'failed' : undefined;
   }
 
   return {
     async reconcile(only?: readonly string[]) {
       const keys = new Set(only ?? [...store.installed().map((c) => c.key), ...actives.keys()]);
+      // Listed as starting from now on, not only once its first sync gets to it.
+      for (const key of keys) {
+        const connector = store.get(key);
+        if (connector && !actives.has(key)) actives.set(key, placeholder(connector));
+      }
       // Shims left by an earlier daemon (of connectors gone since) are removed too.
       if (!swept && !only) {
         swept = true;
@@ -394,9 +493,10 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
     },
     status() {
-      return [...actives.values()]
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .map((entry) => statusOf(entry, shims.has(entry.key)));
+      return sorted().map(({ status }) => status);
+    },
+    available() {
+      return summariesOf(sorted(), routes);
     },
     events: () => recorded.slice(),
     async close() {
@@ -412,27 +512,5 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         }),
       );
     },
-  };
-}
-
-function statusOf(entry: Active, shimPublished: boolean): ConnectorStatus {
-  const serving = entry.state === 'ready' || entry.generation !== undefined;
-  const mcpStatus =
-    entry.state === 'ready' ? 'ready' : entry.state === 'failed' ? 'unavailable' : 'starting';
-  return {
-    key: entry.key,
-    state: entry.state,
-    revision: entry.revision,
-    ...(serving && entry.generation !== undefined && { generation: entry.generation }),
-    ...(entry.connection?.pid !== undefined && { pid: entry.connection.pid }),
-    toolCount: entry.toolCount,
-    failures: entry.failures,
-    restarts: entry.restarts,
-    ...(entry.lastError !== undefined && { lastError: entry.lastError }),
-    ...(entry.skillRoot !== undefined && { skillRoot: entry.skillRoot }),
-    ...(entry.connector.paths.mcp && { mcp: mcpStatus }),
-    ...(entry.connector.paths.cli && {
-      cli: shimPublished ? 'ready' : 'unavailable',
-    }),
   };
 }

@@ -1,10 +1,16 @@
 /** Public shapes of the connector runtime: statuses and the events it records. */
-import type { InterfaceStatus } from '../routes/index.js';
+import type { CliStatus, InterfaceStatus } from '../routes/index.js';
 
-/** Life-cycle state of one connector in the runtime. */
-export type ConnectorState = 'starting' | 'ready' | 'restarting' | 'failed';
+/**
+ * Life-cycle state of one connector in the runtime: `needs-auth` waits for a credential;
+ * `failed` did not start (or cannot read its credential), with `lastError` saying why.
+ */
+export type ConnectorState = 'needs-auth' | 'starting' | 'ready' | 'restarting' | 'failed';
 
-/** One connector as the runtime sees it (for `GET /v1/connectors`); holds no secret. */
+/**
+ * One installed connector as the runtime sees it (for `GET /v1/connectors`); holds no
+ * secret.
+ */
 export interface ConnectorStatus {
   readonly key: string;
   readonly state: ConnectorState;
@@ -22,12 +28,14 @@ export interface ConnectorStatus {
   readonly restarts: number;
   /** Why the last start or run failed, when it did (no secret, no stderr). */
   readonly lastError?: string;
+  /** The fixed advice of its state when it is not ready (never upstream output). */
+  readonly advice?: string;
   /** Absolute skill root of the release, when it has skills. */
   readonly skillRoot?: string;
   /** MCP interface status, when the release has an MCP server. */
   readonly mcp?: InterfaceStatus;
   /** CLI interface status, when the release has a CLI. */
-  readonly cli?: InterfaceStatus;
+  readonly cli?: CliStatus;
 }
 
 /** Kinds of events the runtime records. */
