@@ -138,7 +138,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   try {
     const store = await openStore(home, {
-      onProblem: (problem) => logger.warn({ code: problem.code }, problem.message),
+      onProblem: (problem) =>
+        logger.warn(
+          {
+            ...(typeof problem.details.key === 'string' && { connector: problem.details.key }),
+            code: problem.code,
+          },
+          problem.message,
+        ),
       ...(options.releaseLimits && { releaseLimits: options.releaseLimits }),
     });
     if (fresh && store.installed().length === 0) {

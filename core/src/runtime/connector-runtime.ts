@@ -8,13 +8,13 @@
  */
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError, type TuttiError } from '../errors/index.js';
-import type { ProcessSupervisor } from '../process/index.js';
+import { type ProcessSupervisor, SecretRedactor } from '../process/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
 import type { ConnectorSummary, RouteRegistryApi } from '../routes/index.js';
 import { listShimKeys, publishedGeneration, publishShim, removeShim } from '../shims/index.js';
 import { type DiscoveredSkills, discoverSkills } from '../skills/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
-import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
+import type { UpstreamConnection, UpstreamExitInfo, UpstreamLogger } from '../upstream/index.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { createKeyQueue } from './key-queue.js';
 import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
@@ -75,6 +75,15 @@ type Active = RuntimeEntry;
 
 const MAX_EVENTS = 500;
 
+/** `logger` with the connector's key on every line (the upstream code knows only its target). */
+function keyedLogger(logger: RuntimeLogger, key: string): UpstreamLogger {
+  return {
+    debug: (object, text) => logger.debug({ connector: key, ...object }, text),
+    info: (object, text) => logger.info({ connector: key, ...object }, text),
+    warn: (object, text) => logger.warn({ connector: key, ...object }, text),
+  };
+}
+
 /** How long a run must last after ready to count as healthy (10 s). */
 export const DEFAULT_STABLE_MS = 10_000;
 
@@ -96,6 +105,18 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const shims = new Map<string, { generation: number; digest: string }>();
   /** Keys whose shim could not be written the last time it was due. */
   const shimFailures = new Set<string>();
+  /**
+   * Per key, every secret its upstream was given in this daemon's life (credentials,
+   * secret-looking env values): masked in its stderr lines and errors.
+   */
+  const redactors = new Map<string, SecretRedactor>();
+  const redactorOf = (key: string): SecretRedactor => {
+    const known = redactors.get(key);
+    if (known) return known;
+    const redactor = new SecretRedactor();
+    redactors.set(key, redactor);
+    return redactor;
+  };
   /** Skill discovery per release digest (a release never changes). */
   const skillCache = new Map<string, Promise<DiscoveredSkills>>();
   let swept = false;
@@ -307,18 +328,26 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     let connection: UpstreamConnection | undefined;
     const controller = new AbortController();
     starts.set(key, { controller, revision: generation });
+    const redactor = redactorOf(key);
+    entry.redactor = redactor;
     try {
       // Skills first: they are there (and shown) even when the MCP server fails to start.
       const found = await skillsOf(connector);
       entry.skills = found.skills;
       if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
       const credential = await store.credential(key);
-      if (connector.paths.mcp) {
+      redactor.add(credential?.secret.reveal());
+      const mcp = connector.paths.mcp;
+      if (mcp?.transport === 'stdio') redactor.addEnv(mcp.env);
+      if (mcp) {
         connection = await launch(connector, credential, {
           supervisor: options.supervisor,
           startTimeoutMs: options.startTimeoutMs,
           signal: controller.signal,
-          logger,
+          onStderr: (read) => {
+            entry.stderr = read;
+          },
+          logger: keyedLogger(logger, key),
           onToolsChanged: (tools) => void queue.run(key, () => relist(entry, tools)),
           onExit: (info) => void queue.run(key, () => crashed(entry, info)),
         });
@@ -350,10 +379,12 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       await connection?.close().catch(() => undefined);
       // Called off: what replaced this start (queued behind it) decides what runs.
       if (controller.signal.aborted) return;
-      const detail = message(error);
+      const detail = redactor.redact(message(error));
       const failed = keepPrevious && previous ? previous : entry;
       failed.attempted = generation;
       failed.lastError = detail;
+      // What the failed server wrote explains `lastError`, also beside an older one serving.
+      if (entry.stderr) failed.stderr = entry.stderr;
       failed.lastErrorCode = isTuttiError(error) ? error.code : undefined;
       if (!keepPrevious) entry.state = 'failed';
       record(key, 'start-failed', generation, detail);
@@ -385,7 +416,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         tools,
       ).localNames.length;
     } catch (error) {
-      entry.lastError = message(error);
+      entry.lastError = redactorOf(entry.key).redact(message(error));
       entry.lastErrorCode = isTuttiError(error) ? error.code : undefined;
       record(entry.key, 'start-failed', generation, entry.lastError);
       return;
@@ -465,11 +496,11 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     };
   }
 
-  /** Every entry with its status, sorted by key. */
-  function sorted(): { entry: Active; status: ConnectorStatus }[] {
+  /** Every entry with its status (with its stderr lines: `withStderr`), sorted by key. */
+  function sorted(withStderr = false): { entry: Active; status: ConnectorStatus }[] {
     return [...actives.values()]
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .map((entry) => ({ entry, status: statusOf(entry, shimState(entry.key)) }));
+      .map((entry) => ({ entry, status: statusOf(entry, shimState(entry.key), withStderr) }));
   }
 
   function shimState(key: string): 'published' | 'failed' | undefined {
@@ -493,7 +524,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
     },
     status() {
-      return sorted().map(({ status }) => status);
+      return sorted(true).map(({ status }) => status);
     },
     available() {
       return summariesOf(sorted(), routes);

@@ -5,6 +5,7 @@
  * with its run condition and that condition's fixed advice.
  */
 import { CONNECTOR_SERVER_NAME } from '../contracts/index.js';
+import { lastLines, SecretRedactor } from '../process/index.js';
 import { toolPrefix } from '../registry/index.js';
 import {
   adviceOf,
@@ -44,15 +45,32 @@ function cliStatus(entry: RuntimeEntry, shim: 'published' | 'failed' | undefined
   return shim === 'failed' ? 'failed' : 'starting';
 }
 
-/** The status of `entry`; `shim` says how its CLI shim stands. */
+/** Most stderr lines a status shows, and the longest line. */
+const STDERR_LINES = 20;
+const STDERR_LINE_LENGTH = 500;
+
+/** The entry's stderr tail as lines, secrets masked, bounded; undefined when empty. */
+function stderrLines(entry: RuntimeEntry): string[] | undefined {
+  const text = entry.stderr?.() ?? '';
+  if (text.trim() === '') return undefined;
+  const masked = entry.redactor ? entry.redactor.redact(text) : new SecretRedactor().redact(text);
+  return lastLines(masked, STDERR_LINES, STDERR_LINE_LENGTH);
+}
+
+/**
+ * The status of `entry`; `shim` says how its CLI shim stands. `withStderr` adds its
+ * stderr tail (for the control API only).
+ */
 export function statusOf(
   entry: RuntimeEntry,
   shim: 'published' | 'failed' | undefined,
+  withStderr = false,
 ): ConnectorStatus {
   const { paths } = entry.connector;
   const mcp = paths.mcp ? mcpStatus(entry) : undefined;
   const cli = paths.cli ? cliStatus(entry, shim) : undefined;
   const advice = adviceOf(mcp ?? cli ?? 'ready');
+  const stderr = withStderr ? stderrLines(entry) : undefined;
   return {
     key: entry.key,
     state: entry.state,
@@ -64,6 +82,7 @@ export function statusOf(
     restarts: entry.restarts,
     ...(entry.lastError !== undefined && { lastError: entry.lastError }),
     ...(advice !== undefined && { advice }),
+    ...(stderr && { stderr }),
     ...(entry.skillRoot !== undefined && { skillRoot: entry.skillRoot }),
     ...(mcp && { mcp }),
     ...(cli && { cli }),

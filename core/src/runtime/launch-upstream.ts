@@ -22,6 +22,8 @@ export interface UpstreamLaunchOptions {
   startTimeoutMs?: number;
   /** Calls the start off: it rejects with TUTTI_ERR_UPSTREAM_START_ABANDONED. */
   signal?: AbortSignal;
+  /** Given the reader of a stdio server's stderr tail as its start begins. */
+  onStderr?: (read: () => string) => void;
   logger?: UpstreamLogger;
   onToolsChanged(tools: UpstreamTool[]): void;
   onExit(info: UpstreamExitInfo): void;
@@ -67,6 +69,7 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
     // The manifest's own bound wins over the daemon's default.
     startTimeoutMs: connector.manifest.mcp?.startTimeoutMs ?? options.startTimeoutMs,
     signal: options.signal,
+    onStderr: options.onStderr,
     logger: options.logger,
     onToolsChanged: options.onToolsChanged,
     onExit: options.onExit,

@@ -2,6 +2,7 @@
  * What the connector runtime keeps per installed connector: the release it runs or waits
  * to run, its live upstream, and what went wrong last. Internal to the runtime.
  */
+import type { SecretRedactor } from '../process/index.js';
 import type { SkillSummary } from '../routes/index.js';
 import type { InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection } from '../upstream/index.js';
@@ -36,6 +37,10 @@ export interface RuntimeEntry {
   lastError?: string;
   /** Code of the error behind `lastError`, when it was a tutti error. */
   lastErrorCode?: string;
+  /** Reads the stderr tail of its stdio server: the running one, or the one that failed. */
+  stderr?: () => string;
+  /** Knows the connector's credential and secret-looking env values, to mask them. */
+  redactor?: SecretRedactor;
   startedAt?: number;
   timer?: NodeJS.Timeout;
   closing: boolean;

@@ -26,10 +26,18 @@ export interface ConnectorStatus {
   readonly failures: number;
   /** Upstream restarts since the daemon started. */
   readonly restarts: number;
-  /** Why the last start or run failed, when it did (no secret, no stderr). */
+  /** Why the last start or run failed, when it did (known secrets masked). */
   readonly lastError?: string;
   /** The fixed advice of its state when it is not ready (never upstream output). */
   readonly advice?: string;
+  /**
+   * The last lines its stdio MCP server wrote to stderr (of the running server, else of
+   * the one that failed or crashed), its credential and anything that looks like a
+   * secret masked; at most 20 lines of 500 characters. Only in the control API's
+   * `GET /v1/connectors` and `/debug/registry`: never in `connector available`, agent
+   * guidance or events.
+   */
+  readonly stderr?: readonly string[];
   /** Absolute skill root of the release, when it has skills. */
   readonly skillRoot?: string;
   /** MCP interface status, when the release has an MCP server. */

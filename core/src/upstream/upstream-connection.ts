@@ -152,10 +152,13 @@ export async function connectUpstream(
     ]);
   } catch (error) {
     closing = true;
+    // How the process ended is read before we stop it: a server that refused initialize
+    // is still running, and its reason is the refusal, not the SIGTERM we send it now.
+    const exit = setup.exitInfo();
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
     if (abandoned()) throw new TuttiError('TUTTI_ERR_UPSTREAM_START_ABANDONED', { target });
-    throw startError(error, target, deadline.signal.aborted, startTimeoutMs, setup.exitInfo());
+    throw startError(error, target, deadline.signal.aborted, startTimeoutMs, exit);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', abandon);
