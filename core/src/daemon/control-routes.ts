@@ -38,6 +38,7 @@ function keyParam(params: unknown): string {
 /** Adds every route to `app`. */
 export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext): void {
   const { store, runtime, events } = ctx;
+  const statusOf = (key: string) => runtime.status().find((status) => status.key === key) ?? null;
 
   app.get('/v1/connectors', async () => {
     const statuses = new Map(runtime.status().map((status) => [status.key, status]));
@@ -78,7 +79,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
       version: installed.manifest.version,
       revision: installed.revision,
       changed: installed.changed,
-      runtime: runtime.status().find((status) => status.key === installed.key) ?? null,
+      runtime: statusOf(installed.key),
       skipped: diagnostics.map(({ path, code, message }) => ({ path, code, reason: message })),
     };
   });
@@ -101,7 +102,8 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     const { secret } = parseBody(credentialBody, request.body);
     const change = await store.setCredential(key, secret);
     await ctx.reconcile([key]);
-    return { ...change, authReady: await store.authReady(key) };
+    // What the runtime made of it: a refused key reads `failed` and why, not just authReady.
+    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
   });
 
   app.delete('/v1/connectors/:key/credentials', async (request) => {
@@ -109,7 +111,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.clearCredential(key);
     await ctx.reconcile([key]);
-    return { ...change, authReady: await store.authReady(key) };
+    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
   });
 
   app.get('/debug/registry', async () => ({
