@@ -11,17 +11,24 @@ import { isTuttiError, type TuttiError } from '../errors/index.js';
 import { type ProcessSupervisor, SecretRedactor } from '../process/index.js';
 import type { ConnectorMCPRegistryApi } from '../registry/index.js';
 import type { ConnectorSummary, RouteRegistryApi } from '../routes/index.js';
-import { listShimKeys, publishedGeneration, publishShim, removeShim } from '../shims/index.js';
-import { type DiscoveredSkills, discoverSkills } from '../skills/index.js';
+import { listShimKeys } from '../shims/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
-import type { UpstreamConnection, UpstreamExitInfo, UpstreamLogger } from '../upstream/index.js';
+import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { createKeyQueue } from './key-queue.js';
 import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
 import { statusOf, summariesOf } from './connector-status.js';
-import type { RuntimeEntry } from './runtime-entry.js';
+import { heldEntry, placeholderEntry, type RuntimeEntry } from './runtime-entry.js';
 import { type CallCounters, trackClient } from './tracked-client.js';
-import type { ConnectorStatus, RuntimeEvent, RuntimeEventKind, RuntimeLogger } from './types.js';
+import { createSkillCache, credentialState } from './release-facts.js';
+import { createShimSync } from './shim-sync.js';
+import {
+  type ConnectorStatus,
+  keyedLogger,
+  type RuntimeEvent,
+  type RuntimeEventKind,
+  type RuntimeLogger,
+} from './types.js';
 
 /** What the runtime needs. */
 export interface ConnectorRuntimeOptions {
@@ -75,15 +82,6 @@ type Active = RuntimeEntry;
 
 const MAX_EVENTS = 500;
 
-/** `logger` with the connector's key on every line (the upstream code knows only its target). */
-function keyedLogger(logger: RuntimeLogger, key: string): UpstreamLogger {
-  return {
-    debug: (object, text) => logger.debug({ connector: key, ...object }, text),
-    info: (object, text) => logger.info({ connector: key, ...object }, text),
-    warn: (object, text) => logger.warn({ connector: key, ...object }, text),
-  };
-}
-
 /** How long a run must last after ready to count as healthy (10 s). */
 export const DEFAULT_STABLE_MS = 10_000;
 
@@ -101,10 +99,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const drainMs = options.drainMs ?? 30_000;
   const queue = createKeyQueue();
   const actives = new Map<string, Active>();
-  /** The shim published per key: its generation and the release it points at. */
-  const shims = new Map<string, { generation: number; digest: string }>();
-  /** Keys whose shim could not be written the last time it was due. */
-  const shimFailures = new Set<string>();
+  const shims = createShimSync(binDir, store);
   /**
    * Per key, every secret its upstream was given in this daemon's life (credentials,
    * secret-looking env values): masked in its stderr lines and errors.
@@ -117,8 +112,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     redactors.set(key, redactor);
     return redactor;
   };
-  /** Skill discovery per release digest (a release never changes). */
-  const skillCache = new Map<string, Promise<DiscoveredSkills>>();
+  const releaseSkills = createSkillCache(logger);
   let swept = false;
   const recorded: RuntimeEvent[] = [];
   let closed = false;
@@ -179,69 +173,6 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   }
 
   /**
-   * Makes `key`'s CLI shim match the store, whatever its upstream is doing: published for
-   * the installed release while the connector is installed and authorized, removed as
-   * soon as it is not. The shim holds no secret; it reads the credential file at run time.
-   */
-  async function syncShim(key: string, connector: InstalledConnector | undefined) {
-    const cli = connector?.paths.cli;
-    const current = shims.get(key);
-    if (connector && cli) {
-      if (current?.digest === connector.digest) return;
-      const auth = connector.manifest.auth;
-      const published = await publishShim({
-        binDir,
-        key,
-        generation: Math.max(connector.revision, current?.generation ?? 1),
-        entrypoint: { command: cli.command, args: [...cli.args] },
-        ...(auth.kind !== 'none' &&
-          auth.env && { credential: { env: auth.env, file: store.credentialFile(key) } }),
-      });
-      shims.set(key, { generation: published.generation, digest: connector.digest });
-      return;
-    }
-    shims.delete(key);
-    const generation = await publishedGeneration(binDir, key);
-    if (generation !== undefined) await removeShim({ binDir, key, generation });
-  }
-
-  /** The skills of `connector`'s release, discovered once per release (problems logged). */
-  function skillsOf(connector: InstalledConnector): Promise<DiscoveredSkills> {
-    if (!connector.skillsDir)
-      return Promise.resolve({ root: undefined, skills: [], diagnostics: [] });
-    let found = skillCache.get(connector.digest);
-    if (!found) {
-      found = discoverSkills(connector.releaseDir, connector.manifest.skills).then(
-        (result) => {
-          for (const problem of result.diagnostics) {
-            logger.warn({ connector: connector.key, skill: problem.path }, problem.message);
-          }
-          return result;
-        },
-        (error: unknown) => {
-          skillCache.delete(connector.digest);
-          throw error;
-        },
-      );
-      skillCache.set(connector.digest, found);
-    }
-    return found;
-  }
-
-  /** Whether `connector` may start: credential there (or none needed), missing, or unreadable. */
-  async function authOf(connector: InstalledConnector): Promise<'ready' | 'missing' | TuttiError> {
-    const auth = connector.manifest.auth;
-    if (auth.kind === 'none') return 'ready';
-    try {
-      const stored = await store.credential(connector.key);
-      return stored?.kind === auth.kind ? 'ready' : 'missing';
-    } catch (error) {
-      if (isTuttiError(error)) return error;
-      throw error;
-    }
-  }
-
-  /**
    * Holds `connector` with nothing running: `needs-auth` without a credential, `failed`
    * with one it cannot read (`problem`, logged once per revision and reason).
    */
@@ -261,23 +192,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       return;
     }
     if (active && !active.waiting) await retire(active, 'authorization lost');
-    const found = await skillsOf(connector).catch(() => undefined);
-    const skills = found?.skills ?? [];
-    actives.set(key, {
-      key,
-      connector,
-      state,
-      waiting: true,
-      attempted: connector.revision,
-      revision: connector.revision,
-      skills,
-      ...(found?.root && skills.length > 0 && { skillRoot: found.root }),
-      toolCount: 0,
-      failures: 0,
-      restarts: active?.restarts ?? 0,
-      closing: false,
-      ...(problem && { lastError: problem.message, lastErrorCode: problem.code }),
-    });
+    const found = await releaseSkills.of(connector).catch(() => undefined);
+    actives.set(key, heldEntry(connector, state, found, active?.restarts ?? 0, problem));
     if (problem) logger.warn({ connector: key, code: problem.code }, problem.message);
   }
 
@@ -332,7 +248,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     entry.redactor = redactor;
     try {
       // Skills first: they are there (and shown) even when the MCP server fails to start.
-      const found = await skillsOf(connector);
+      const found = await releaseSkills.of(connector);
       entry.skills = found.skills;
       if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
       const credential = await store.credential(key);
@@ -458,19 +374,17 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   async function sync(key: string): Promise<void> {
     if (closed) return;
     const connector = store.get(key);
-    const auth = connector ? await authOf(connector) : 'missing';
+    const auth = connector ? await credentialState(store, connector) : 'missing';
     const active = actives.get(key);
-    await syncShim(key, connector && auth === 'ready' ? connector : undefined).then(
-      () => shimFailures.delete(key),
-      (error: unknown) => {
-        shimFailures.add(key);
+    await shims
+      .sync(key, connector && auth === 'ready' ? connector : undefined)
+      .catch((error: unknown) => {
         logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
-      },
-    );
+      });
     if (!connector) {
       if (active) {
         await retire(active, 'uninstalled');
-        skillCache.delete(active.connector.digest);
+        releaseSkills.forget(active.connector.digest);
       }
       return;
     }
@@ -479,32 +393,11 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     await start(connector, active?.waiting ? undefined : active, connector.revision, 'started');
   }
 
-  /** A stand-in for an installed connector its first sync has not reached yet. */
-  function placeholder(connector: InstalledConnector): Active {
-    return {
-      key: connector.key,
-      connector,
-      state: 'starting',
-      waiting: true,
-      attempted: 0,
-      revision: connector.revision,
-      skills: [],
-      toolCount: 0,
-      failures: 0,
-      restarts: 0,
-      closing: false,
-    };
-  }
-
   /** Every entry with its status (with its stderr lines: `withStderr`), sorted by key. */
   function sorted(withStderr = false): { entry: Active; status: ConnectorStatus }[] {
     return [...actives.values()]
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .map((entry) => ({ entry, status: statusOf(entry, shimState(entry.key), withStderr) }));
-  }
-
-  function shimState(key: string): 'published' | 'failed' | undefined {
-    return shims.has(key) ? 'published' : shimFailures.has(key) ? 'failed' : undefined;
+      .map((entry) => ({ entry, status: statusOf(entry, shims.state(entry.key), withStderr) }));
   }
 
   return {
@@ -513,7 +406,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       // Listed as starting from now on, not only once its first sync gets to it.
       for (const key of keys) {
         const connector = store.get(key);
-        if (connector && !actives.has(key)) actives.set(key, placeholder(connector));
+        if (connector && !actives.has(key)) actives.set(key, placeholderEntry(connector));
       }
       // Shims left by an earlier daemon (of connectors gone since) are removed too.
       if (!swept && !only) {

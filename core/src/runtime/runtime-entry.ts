@@ -1,9 +1,12 @@
 /**
  * What the connector runtime keeps per installed connector: the release it runs or waits
- * to run, its live upstream, and what went wrong last. Internal to the runtime.
+ * to run, its live upstream, and what went wrong last; and the entries of connectors
+ * that run nothing. Internal to the runtime.
  */
+import type { TuttiError } from '../errors/index.js';
 import type { SecretRedactor } from '../process/index.js';
 import type { SkillSummary } from '../routes/index.js';
+import type { DiscoveredSkills } from '../skills/index.js';
 import type { InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection } from '../upstream/index.js';
 import type { TrackedClient } from './tracked-client.js';
@@ -44,4 +47,50 @@ export interface RuntimeEntry {
   startedAt?: number;
   timer?: NodeJS.Timeout;
   closing: boolean;
+}
+
+/** A stand-in for an installed connector its first sync has not reached yet: `starting`. */
+export function placeholderEntry(connector: InstalledConnector): RuntimeEntry {
+  return {
+    key: connector.key,
+    connector,
+    state: 'starting',
+    waiting: true,
+    attempted: 0,
+    revision: connector.revision,
+    skills: [],
+    toolCount: 0,
+    failures: 0,
+    restarts: 0,
+    closing: false,
+  };
+}
+
+/**
+ * A connector held with nothing running: `needs-auth` (no credential) or `failed` (the
+ * credential cannot be read: `problem`), with its release's skills when known.
+ */
+export function heldEntry(
+  connector: InstalledConnector,
+  state: 'needs-auth' | 'failed',
+  found: DiscoveredSkills | undefined,
+  restarts: number,
+  problem: TuttiError | undefined,
+): RuntimeEntry {
+  const skills = found?.skills ?? [];
+  return {
+    key: connector.key,
+    connector,
+    state,
+    waiting: true,
+    attempted: connector.revision,
+    revision: connector.revision,
+    skills,
+    ...(found?.root && skills.length > 0 && { skillRoot: found.root }),
+    toolCount: 0,
+    failures: 0,
+    restarts,
+    closing: false,
+    ...(problem && { lastError: problem.message, lastErrorCode: problem.code }),
+  };
 }

@@ -1,4 +1,4 @@
-/** Public shapes of the connector runtime: statuses and the events it records. */
+/** Public shapes of the connector runtime: statuses, the events it records, its logger. */
 import type { CliStatus, InterfaceStatus } from '../routes/index.js';
 
 /**
@@ -71,4 +71,16 @@ export interface RuntimeLogger {
   info(object: object, message?: string): void;
   warn(object: object, message?: string): void;
   error(object: object, message?: string): void;
+}
+
+/** `logger` with the connector's key on every line (the upstream code knows only its target). */
+export function keyedLogger(
+  logger: RuntimeLogger,
+  key: string,
+): Pick<RuntimeLogger, 'debug' | 'info' | 'warn'> {
+  return {
+    debug: (object, text) => logger.debug({ connector: key, ...object }, text),
+    info: (object, text) => logger.info({ connector: key, ...object }, text),
+    warn: (object, text) => logger.warn({ connector: key, ...object }, text),
+  };
 }
