@@ -27,6 +27,11 @@ export interface ControlContext {
   readonly metrics: Metrics;
   /** Reconciles `keys` (default: all) and refreshes the metrics. */
   reconcile(keys?: readonly string[]): Promise<void>;
+  /**
+   * Removes the releases nothing uses any more (no installed connector, no rollback, no
+   * upstream still running from it); never fails.
+   */
+  collectReleases(): Promise<void>;
 }
 
 const installBody = z.object({ path: z.string().min(1).refine(isAbsolute, 'must be absolute') });
@@ -65,6 +70,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     const before = new Set(store.installed().map((connector) => connector.key));
     const installed = await store.install(path);
     await ctx.reconcile([installed.key]);
+    if (installed.previousDigest) await ctx.collectReleases();
     const { diagnostics } = await discoverSkills(installed.releaseDir, installed.manifest.skills);
     if (installed.changed) {
       events.publish({
@@ -89,6 +95,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: ControlContext)
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.uninstall(key);
     await ctx.reconcile([key]);
+    if (change.changed) await ctx.collectReleases();
     return change;
   });
 

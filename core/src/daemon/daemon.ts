@@ -151,6 +151,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (fresh && store.installed().length === 0) {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);
     }
+    // Nothing runs yet: every release no installed connector uses (or rolls back to) goes.
+    const collectReleases = async (inUse: Iterable<string> = []) => {
+      try {
+        const removed = await store.pruneReleases(inUse);
+        if (removed.length > 0) {
+          logger.info({ removed }, 'removed releases no installed connector uses');
+        }
+      } catch (error) {
+        logger.warn({ err: (error as Error)?.message }, 'removing unused releases failed');
+      }
+    };
+    await collectReleases();
     const registry = createConnectorMCPRegistry();
     const routes = createRouteRegistry();
     const tokens = createTokenService();
@@ -278,7 +290,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
     });
-    registerControlRoutes(app, { store, registry, routes, runtime, events, metrics, reconcile });
+    registerControlRoutes(app, {
+      store,
+      registry,
+      routes,
+      runtime,
+      events,
+      metrics,
+      reconcile,
+      collectReleases: () => collectReleases(runtime.releasesInUse()),
+    });
     registerSessionRoutes(app, host);
     registerEventsRoute(app, events);
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });

@@ -65,6 +65,11 @@ export interface ConnectorRuntime {
    * upstream holds up only the change that replaces it, and nothing of other keys.
    */
   reconcile(keys?: readonly string[]): Promise<void>;
+  /**
+   * Digests of the releases something runs from now: an entry's release (serving,
+   * starting or held) and those of upstreams still draining after an upgrade.
+   */
+  releasesInUse(): Set<string>;
   /** Every installed connector, sorted by key, with its state and why it is in it. */
   status(): ConnectorStatus[];
   /**
@@ -142,7 +147,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   }
 
   /** Upstreams being retired: drained and closed in the background, awaited by close(). */
-  const retiring = new Set<Promise<void>>();
+  const retiring = new Map<Promise<void>, string>();
 
   async function closeConnection(entry: Active): Promise<void> {
     entry.closing = true;
@@ -155,7 +160,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     const closing = closeConnection(entry).catch((error: unknown) => {
       logger.warn({ connector: entry.key, err: message(error) }, 'closing an old upstream failed');
     });
-    retiring.add(closing);
+    retiring.set(closing, entry.connector.digest);
     void closing.then(() => retiring.delete(closing));
   }
 
@@ -291,6 +296,10 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         options.counters?.restart(key);
       }
       record(key, previous && kind === 'started' ? 'upgraded' : kind, generation);
+      // This release ran: the one a later upgrade can roll back to (kept by the GC).
+      await store.markGood(key, connector.digest).catch((error: unknown) => {
+        logger.warn({ connector: key, err: message(error) }, 'recording a good release failed');
+      });
     } catch (error) {
       await connection?.close().catch(() => undefined);
       // Called off: what replaced this start (queued behind it) decides what runs.
@@ -416,6 +425,11 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       for (const key of keys) callOffStaleStart(key);
       await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
     },
+    releasesInUse() {
+      const digests = new Set(retiring.values());
+      for (const entry of actives.values()) digests.add(entry.connector.digest);
+      return digests;
+    },
     status() {
       return sorted(true).map(({ status }) => status);
     },
@@ -428,7 +442,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       for (const { controller } of starts.values()) controller.abort();
       for (const entry of actives.values()) clearTimeout(entry.timer);
       await queue.idle();
-      await Promise.all([...retiring]);
+      await Promise.all([...retiring.keys()]);
       await Promise.all(
         [...actives.values()].map(async (entry) => {
           entry.closing = true;

@@ -244,8 +244,9 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     mayChange();
     await deleteCredential(credentialsDir, key);
     const { [key]: _removed, ...connectors } = state.connectors;
+    const { [key]: _ran, ...good } = state.good;
     const revisions = bumped(key);
-    await commit({ ...state, connectors, revisions });
+    await commit({ ...state, connectors, revisions, good });
     views = new Map(views);
     views.delete(key);
     return { key, revision: revisions[key]!, changed: true };
@@ -299,11 +300,32 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     return stored?.kind === auth.kind;
   };
 
-  const pruneReleases = queued(async (): Promise<string[]> => {
-    const used = new Set(Object.values(state.connectors).map((record) => record.digest));
+  const markGood = queued(async (key: string, digest: string): Promise<void> => {
+    checkKey(key);
+    if (state.connectors[key]?.digest !== digest) return;
+    const ran = state.good[key] ?? [];
+    if (ran[0] === digest) return;
+    const next = [digest, ...ran.filter((known) => known !== digest)].slice(0, 2);
+    await commit({ ...state, good: { ...state.good, [key]: next } });
+  });
+
+  /** The releases the GC keeps: installed ones and the last good one of each installed key. */
+  const kept = (): Set<string> => {
+    const keep = new Set<string>();
+    for (const [key, record] of Object.entries(state.connectors)) {
+      keep.add(record.digest);
+      const rollback = (state.good[key] ?? []).find((digest) => digest !== record.digest);
+      if (rollback) keep.add(rollback);
+    }
+    return keep;
+  };
+
+  const pruneReleases = queued(async (inUse: Iterable<string> = []): Promise<string[]> => {
+    const keep = kept();
+    for (const digest of inUse) keep.add(digest);
     const removed: string[] = [];
     for (const name of await readdir(releasesDir)) {
-      if (name.startsWith('.') || used.has(name)) continue;
+      if (name.startsWith('.') || keep.has(name)) continue;
       mayChange();
       await rm(join(releasesDir, name), { recursive: true, force: true });
       removed.push(name);
@@ -331,6 +353,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
       return takeRevision(key);
     }),
     revision: (key: string) => state.revisions[key] ?? 0,
+    markGood,
     pruneReleases,
   });
 }
