@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { isTuttiError } from '@tutti/core';
-import { parseTuttidArgs } from './tuttid.js';
+import { parseTuttidArgs, TUTTID_OPTIONS, TUTTID_USAGE } from './tuttid.js';
 
 describe('tuttid arguments', () => {
+  it('takes -h and --help, and documents every option it takes in the usage', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs(['--help'], env).help).toBe(true);
+    expect(parseTuttidArgs(['-h'], env).help).toBe(true);
+    expect(parseTuttidArgs([], env).help).toBe(false);
+    for (const name of Object.keys(TUTTID_OPTIONS)) expect(TUTTID_USAGE).toContain(`--${name} `);
+  });
+
   it('takes a release size cap in MiB and leaves the default otherwise', () => {
     const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     expect(parseTuttidArgs(['--max-release-mb', '1024'], env).maxReleaseMb).toBe(1024);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../core/src/process/index.js';
 import { writeRelease } from '../../core/src/runtime/test-support.js';
 import { cleanUp } from '../../core/src/store/store-test-support.js';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 
 const homes: string[] = [];
 
@@ -72,6 +73,18 @@ async function allGone(pids: number[]): Promise<boolean> {
 }
 
 describe('tuttid', () => {
+  it('prints its usage with --help and exits 0, touching no home', async () => {
+    const home = join(await newHome(), 'not-created');
+    const launched = launchTuttid(home, ['--help']);
+    const closed = new Promise((resolve) => launched.child.once('close', resolve));
+    expect(await launched.exited).toEqual({ code: 0, signal: null });
+    await closed;
+    expect(launched.stdout()).toContain('Usage: tuttid [options]');
+    expect(launched.stdout()).toContain('--no-demo');
+    expect(launched.stderr()).toBe('');
+    expect(existsSync(home)).toBe(false);
+  });
+
   it('seeds the demo connectors on an empty home and serves their tools', async () => {
     const home = await newHome();
     const daemon = await startTuttid(home);

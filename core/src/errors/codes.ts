@@ -469,7 +469,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS].',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--max-release-mb N]; `tuttid --help` says what each does.',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

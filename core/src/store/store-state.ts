@@ -26,9 +26,7 @@ export const storeStateSchema = z
      * Per installed key, the digests of its latest releases that ran (became ready),
      * newest first, at most two: what a rollback goes back to, kept by the release GC.
      */
-    good: z
-      .record(z.string().regex(CONNECTOR_KEY_PATTERN), z.array(DIGEST).max(2))
-      .default({}),
+    good: z.record(z.string().regex(CONNECTOR_KEY_PATTERN), z.array(DIGEST).max(2)).default({}),
   })
   .strict()
   .refine(
