@@ -55,8 +55,8 @@ describe('connector store: release GC', () => {
     await store.markGood('echo', v2.digest);
     await store.uninstall('echo');
     expect(await store.pruneReleases()).toEqual([v1.digest, v2.digest].sort());
-    const state = JSON.parse(await readFile(join(home, 'state', 'installed.json'), 'utf8'));
-    expect(state.good).toEqual({});
+    const ran = JSON.parse(await readFile(join(home, 'state', 'good-releases.json'), 'utf8'));
+    expect(ran.good).toEqual({});
   });
 
   it('keeps what is still in use, and leaves staging folders of live installs alone', async () => {
@@ -77,11 +77,27 @@ describe('connector store: release GC', () => {
     const store = await openStore(home);
     const v1 = await store.install(join(FIXTURES, 'echo'));
     await store.markGood('echo', v1.digest);
-    const file = join(home, 'state', 'installed.json');
+    const file = join(home, 'state', 'good-releases.json');
     const before = await readFile(file, 'utf8');
     await store.markGood('echo', v1.digest);
     await store.markGood('echo', 'f'.repeat(64));
     expect(await readFile(file, 'utf8')).toBe(before);
     expect(JSON.parse(before).good).toEqual({ echo: [v1.digest] });
+  });
+
+  it('keeps installed.json in the shape a daemon without the GC reads, and remembers across opens', async () => {
+    const home = await tempDir();
+    const first = await openStore(home);
+    const v1 = await first.install(await version(1));
+    await first.markGood('echo', v1.digest);
+    await first.install(await version(2));
+    const state = JSON.parse(await readFile(join(home, 'state', 'installed.json'), 'utf8'));
+    expect(Object.keys(state).sort()).toEqual(['connectors', 'revisions', 'version']);
+
+    const again = await openStore(home);
+    await again.install(await version(3));
+    // v1 ran, v2 and v3 never did: v1 is still the rollback.
+    expect(await again.pruneReleases()).not.toContain(v1.digest);
+    expect(await releases(home)).toContain(v1.digest);
   });
 });

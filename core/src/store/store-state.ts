@@ -1,17 +1,14 @@
 /**
  * The shape of `<home>/state/installed.json`: which release digest is installed per key,
- * the last revision taken per key (kept after uninstall, so revisions never repeat), and
- * the releases of each key that last ran (kept for a rollback).
+ * and the last revision taken per key (kept after uninstall, so revisions never repeat).
  */
 import { z } from 'zod';
 import { CONNECTOR_KEY_PATTERN } from '../manifest/index.js';
 
-const DIGEST = z.string().regex(/^[0-9a-f]{64}$/);
-
 /** One installed connector as recorded on disk. */
 export const installedRecordSchema = z
   .object({
-    digest: DIGEST,
+    digest: z.string().regex(/^[0-9a-f]{64}$/),
     installedAt: z.string(),
   })
   .strict();
@@ -22,11 +19,6 @@ export const storeStateSchema = z
     version: z.literal(1),
     connectors: z.record(z.string().regex(CONNECTOR_KEY_PATTERN), installedRecordSchema),
     revisions: z.record(z.string().regex(CONNECTOR_KEY_PATTERN), z.number().int().nonnegative()),
-    /**
-     * Per installed key, the digests of its latest releases that ran (became ready),
-     * newest first, at most two: what a rollback goes back to, kept by the release GC.
-     */
-    good: z.record(z.string().regex(CONNECTOR_KEY_PATTERN), z.array(DIGEST).max(2)).default({}),
   })
   .strict()
   .refine(
@@ -42,5 +34,4 @@ export const EMPTY_STATE: StoreState = Object.freeze({
   version: 1,
   connectors: {},
   revisions: {},
-  good: {},
 }) as StoreState;

@@ -1,7 +1,8 @@
 /**
  * The connector store under a tutti home:
  * `releases/<digest>/` content-addressed releases, `state/installed.json` (+ `.last-good`)
- * with the installed digest and last revision per key, `credentials/<key>.json` (0600).
+ * with the installed digest and last revision per key, `state/good-releases.json` (the
+ * releases of each key that ran, kept for a rollback), `credentials/<key>.json` (0600).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +25,13 @@ import {
   secretPath,
   writeCredential,
 } from './credential-file.js';
+import {
+  type GoodReleases,
+  goodReleasesSchema,
+  NO_GOOD_RELEASES,
+  onlyGoodReleasesOf,
+  withGoodRelease,
+} from './good-releases.js';
 import { readGuardedJson, writeGuardedJson } from './guarded-json-file.js';
 import { copyRelease } from './release-copy.js';
 import { Secret } from './secret.js';
@@ -137,6 +145,12 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     }
   }
 
+  // The releases that ran, for the GC; those of keys no longer installed are forgotten.
+  const goodFile = join(stateDir, 'good-releases.json');
+  const readGood = await readGuardedJson(goodFile, goodReleasesSchema, NO_GOOD_RELEASES);
+  if (readGood.problem) report(readGood.problem);
+  let good = onlyGoodReleasesOf(readGood.value, (key) => key in state.connectors);
+
   const operationMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
   const installMs = options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS;
   const timeout = (operation: string, ms: number, what: string) => () =>
@@ -162,6 +176,12 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     mayChange();
     await writeGuardedJson(stateFile, next);
     state = next;
+  };
+  /** Persists the good releases `next` and only then makes them current. */
+  const commitGood = async (next: GoodReleases): Promise<void> => {
+    mayChange();
+    await writeGuardedJson(goodFile, next);
+    good = next;
   };
   const bumped = (key: string): StoreState['revisions'] => ({
     ...state.revisions,
@@ -244,9 +264,9 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     mayChange();
     await deleteCredential(credentialsDir, key);
     const { [key]: _removed, ...connectors } = state.connectors;
-    const { [key]: _ran, ...good } = state.good;
     const revisions = bumped(key);
-    await commit({ ...state, connectors, revisions, good });
+    await commit({ ...state, connectors, revisions });
+    if (key in good.good) await commitGood(onlyGoodReleasesOf(good, (other) => other !== key));
     views = new Map(views);
     views.delete(key);
     return { key, revision: revisions[key]!, changed: true };
@@ -303,10 +323,8 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   const markGood = queued(async (key: string, digest: string): Promise<void> => {
     checkKey(key);
     if (state.connectors[key]?.digest !== digest) return;
-    const ran = state.good[key] ?? [];
-    if (ran[0] === digest) return;
-    const next = [digest, ...ran.filter((known) => known !== digest)].slice(0, 2);
-    await commit({ ...state, good: { ...state.good, [key]: next } });
+    if (good.good[key]?.[0] === digest) return;
+    await commitGood(withGoodRelease(good, key, digest));
   });
 
   /** The releases the GC keeps: installed ones and the last good one of each installed key. */
@@ -314,7 +332,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     const keep = new Set<string>();
     for (const [key, record] of Object.entries(state.connectors)) {
       keep.add(record.digest);
-      const rollback = (state.good[key] ?? []).find((digest) => digest !== record.digest);
+      const rollback = (good.good[key] ?? []).find((digest) => digest !== record.digest);
       if (rollback) keep.add(rollback);
     }
     return keep;
