@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from './store.js';
@@ -99,5 +99,19 @@ describe('connector store: release GC', () => {
     // v1 ran, v2 and v3 never did: v1 is still the rollback.
     expect(await again.pruneReleases()).not.toContain(v1.digest);
     expect(await releases(home)).toContain(v1.digest);
+  });
+
+  it('opens over a damaged record of good releases, reporting it and forgetting the rollbacks', async () => {
+    const home = await tempDir();
+    const first = await openStore(home);
+    const v1 = await first.install(await version(1));
+    await first.markGood('echo', v1.digest);
+    await writeFile(join(home, 'state', 'good-releases.json'), '{"version": 1, "go');
+    await writeFile(join(home, 'state', 'good-releases.json.last-good'), 'not json');
+    const again = await openStore(home);
+    expect(again.problems.map((problem) => problem.code)).toEqual([
+      'TUTTI_ERR_STORE_STATE_CORRUPT',
+    ]);
+    expect(again.get('echo')?.digest).toBe(v1.digest);
   });
 });

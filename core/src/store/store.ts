@@ -147,7 +147,13 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
 
   // The releases that ran, for the GC; those of keys no longer installed are forgotten.
   const goodFile = join(stateDir, 'good-releases.json');
-  const readGood = await readGuardedJson(goodFile, goodReleasesSchema, NO_GOOD_RELEASES);
+  // Damaged past repair, it costs only the rollback candidates: reported, started afresh.
+  const readGood = await readGuardedJson(goodFile, goodReleasesSchema, NO_GOOD_RELEASES).catch(
+    (error: unknown) => {
+      if (!isTuttiError(error)) throw error;
+      return { value: NO_GOOD_RELEASES, problem: error };
+    },
+  );
   if (readGood.problem) report(readGood.problem);
   let good = onlyGoodReleasesOf(readGood.value, (key) => key in state.connectors);
 
