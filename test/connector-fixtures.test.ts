@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { openStore } from '@tutti/core';
+import { openStore } from '@tutti/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const fixtures = fileURLToPath(new URL('./fixtures/connectors/', import.meta.url));

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { openStore, readManifest, resolveReleasePaths } from '@tutti/core';
+import { openStore, readManifest, resolveReleasePaths } from '@tutti/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));

@@ -7,6 +7,8 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const ENTRIES: [string, string][] = [
   ['@tutti/core', 'core/src/index.ts'],
   ['@tutti/core/client', 'core/src/client.ts'],
+  ['@tutti/core/internal', 'core/src/internal.ts'],
+  ['@tutti/core/testing', 'core/src/testing.ts'],
   ['@tutti/provider-acp', 'providers/acp/src/index.ts'],
   ['@tutti/provider-app-server', 'providers/app-server/src/index.ts'],
   ['@tutti/provider-claude-sdk', 'providers/claude-sdk/src/index.ts'],

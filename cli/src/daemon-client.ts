@@ -1,9 +1,10 @@
 /**
  * How the `tutti` CLI reaches the running daemon: `<home>/run/daemon.json` names its pid,
- * control URL and control token, and `GET /v1/connectors/available` answers the spec 9.2
+ * control URL and control token, and `GET /v1/connectors/available` answers the documented
  * list. Every failure becomes a TuttiError whose message holds no URL, port or token.
- * `node:http`, not `fetch`: Node builds its fetch (undici) on first use, which costs a CLI
- * call about 40 ms; and the answer is checked without zod for the same reason.
+ * `node:http`, not `fetch`: Node builds its fetch (undici) on first use, which a CLI call
+ * pays for; and the answer is checked without zod for the same reason (figures in
+ * docs/benchmarks.md).
  */
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -16,7 +17,7 @@ import {
   TuttiError,
 } from '@tutti/core/client';
 
-/** The daemon's answer to `GET /v1/connectors/available` (spec 9.2). */
+/** The daemon's answer to `GET /v1/connectors/available` (docs/control-api.md). */
 export interface AvailableConnectors {
   connectors: ConnectorSummary[];
 }

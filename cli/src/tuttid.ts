@@ -1,27 +1,21 @@
 /**
  * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
- * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS] [--help]` (logs:
- * `warn` by default, `info` with `--json`; the limits are described in docs/limits.md):
- * runs the connector daemon until SIGTERM or SIGINT. On ready (its servers listen; the
- * connectors still come up) it writes `<home>/run/daemon.json` and prints a short banner
- * (with `--json`, one JSON line); once the connectors settled, their states (with
- * `--json`, a `settled` line).
+ * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
+ * `[--permission-timeout MS] [--help]` (logs: `warn` by default, `info` with `--json`; the
+ * limits are described in docs/limits.md): runs the connector daemon until SIGTERM or
+ * SIGINT. On ready (its servers listen; the connectors still come up) it writes
+ * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line); once
+ * the connectors settled, their states (with `--json`, a `settled` line).
  * Logs go to stderr as JSON lines, with every token redacted.
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  type Daemon,
-  installExitHandlers,
-  isTuttiError,
-  resolveHome,
-  shQuote,
-  startDaemon,
-  TuttiError,
-} from '@tutti/core';
+import { type Daemon, isTuttiError, startDaemon, TuttiError } from '@tutti/core';
+import { resolveHome } from '@tutti/core/client';
+import { installExitHandlers, shQuote } from '@tutti/core/internal';
 import { pino } from 'pino';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,6 +45,8 @@ Options:
   --max-listen-streams N      subscriptions/listen streams per session (default 16)
   --max-argument-depth N      deepest nesting of tools/call arguments (default 64)
   --agent-timeout MS          longest an agent may take to start or answer (default 60000)
+  --permission-timeout MS     how long a turn's permission request waits for an answer
+                              before it is denied (default 300000)
   --max-release-mb N          largest installed release, in MiB (default 256)
   -h, --help                  print this help and exit
 
@@ -73,6 +69,7 @@ export const TUTTID_OPTIONS = {
   'max-listen-streams': { type: 'string' },
   'max-argument-depth': { type: 'string' },
   'agent-timeout': { type: 'string' },
+  'permission-timeout': { type: 'string' },
   'max-release-mb': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -95,6 +92,8 @@ export interface TuttidArgs {
     maxArgumentDepth?: number;
     /** Longest an agent may take to start a session or answer one request, in ms. */
     agentTimeoutMs?: number;
+    /** How long a turn's permission request waits for an answer, in ms. */
+    permissionTimeoutMs?: number;
   };
   /** Cap on the files of one installed release, in MiB (default: the store's, 256). */
   maxReleaseMb?: number;
@@ -158,6 +157,10 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         '--max-argument-depth',
       ),
       agentTimeoutMs: countOf(values['agent-timeout'] as string | undefined, '--agent-timeout'),
+      permissionTimeoutMs: countOf(
+        values['permission-timeout'] as string | undefined,
+        '--permission-timeout',
+      ),
     },
     ...(values['max-release-mb'] !== undefined && {
       maxReleaseMb: megabytesOf(values['max-release-mb'] as string),

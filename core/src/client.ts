@@ -8,8 +8,8 @@ export { type DaemonInfo, daemonFilePath } from './daemon/daemon-file.js';
 export { homeLockHolder } from './daemon/home-lock.js';
 export * from './errors/index.js';
 export { sanitizeText } from './guidance/sanitize-text.js';
-export type { ConnectorSummary, SkillSummary } from './routes/connector-summary.js';
-export { parseConnectorSummaries } from './routes/connector-summary-check.js';
+export type { ConnectorSummary, SkillSummary } from './catalog/connector-summary.js';
+export { parseConnectorSummaries } from './catalog/connector-summary-check.js';
 export {
   adviceOf,
   CLI_STATUSES,
@@ -17,5 +17,5 @@ export {
   INTERFACE_ADVICE,
   INTERFACE_STATUSES,
   type InterfaceStatus,
-} from './routes/interface-status.js';
+} from './catalog/interface-status.js';
 export { resolveHome } from './store/home.js';

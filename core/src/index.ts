@@ -1,19 +1,72 @@
-/** @tutti/core: contracts, errors and the connector runtime. */
-export * from './contracts/index.js';
-export * from './errors/index.js';
-export * from './registry/index.js';
-export * from './routes/index.js';
-export * from './process/index.js';
-export * from './events/index.js';
-export * from './upstream/index.js';
-export * from './shims/index.js';
-export * from './skills/index.js';
-export * from './guidance/index.js';
-export * from './manifest/index.js';
-export * from './store/index.js';
-export * from './auth/index.js';
-export * from './server/index.js';
-export * from './session/index.js';
-export * from './plugins/index.js';
-export * from './runtime/index.js';
-export * from './daemon/index.js';
+/**
+ * `@tutti/core`: what providers, plugins and the CLI build on: the contracts, the errors,
+ * the session host and the provider contract, the plugin helpers and the daemon entry.
+ * Every name is listed here on purpose; nothing else of core is public. Daemon, CLI and
+ * bench internals are in `@tutti/core/internal`, test helpers in `@tutti/core/testing`,
+ * what a client of a running daemon needs in `@tutti/core/client`.
+ */
+
+// Contracts.
+export type { MCPServerBinding } from './contracts/mcp-server-binding.js';
+export type { PreparedRuntime } from './contracts/prepared-runtime.js';
+export type { ProviderFlags } from './contracts/provider-capabilities.js';
+
+// Errors.
+export type { ErrorCode } from './errors/codes.js';
+export { type ErrorDetails, isTuttiError, TuttiError } from './errors/tutti-error.js';
+
+// Agent processes: the one way a provider starts one.
+export type { AgentProcess, AgentSpawnSpec } from './process/agent-process.js';
+
+// The session host and the provider contract.
+export {
+  type AgentChannel,
+  type ChannelLimits,
+  openAgentChannel,
+} from './session/agent-channel.js';
+export {
+  PROJECTION_STAGE,
+  type ProviderHooks,
+  providerHooks,
+  REFRESH_STAGES,
+  REFRESH_STRATEGIES,
+} from './session/hooks.js';
+export { AgentSessionHost } from './session/host.js';
+export type { AgentSessionHostOptions, AgentSessionInfo } from './session/host-types.js';
+export type {
+  AgentProvider,
+  Handshake,
+  LiveSession,
+  Materialized,
+  OpenRequest,
+  ResolvedLaunch,
+  SessionSetup,
+} from './session/provider-contract.js';
+export { type SessionFiles, sessionFiles } from './session/session-files.js';
+export {
+  type PermissionAsk,
+  type PermissionMode,
+  type PermissionOutcome,
+  type PromptBlock,
+  promptText,
+  type StopReason,
+  type ToolCallStatus,
+  type TurnSink,
+  toolOf,
+} from './session/turn-types.js';
+export type {
+  LaunchOptions,
+  ProviderParams,
+  ProviderParamsMap,
+  SessionContext,
+  SessionHookContext,
+} from './session/session-types.js';
+
+// Connector skills as an agent's own skills.
+export { createSkillPlugin, skillFolders } from './skills/skill-plugin-folder.js';
+
+// Plugins.
+export { definePlugin, type PluginHost, type TuttiPlugin } from './plugins/plugin-contract.js';
+
+// The daemon entry.
+export { type Daemon, type DaemonOptions, startDaemon } from './daemon/daemon.js';

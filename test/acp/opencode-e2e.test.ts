@@ -8,15 +8,17 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AgentSessionHost } from '@tutti/core';
 import {
-  AgentSessionHost,
-  type ConnectorMCPRegistryApi,
+  type ConnectorMCPRegistry,
   createConnectorMCPRegistry,
   discoverAndLoadPlugins,
-} from '@tutti/core';
+  createTokenService,
+  type TokenService,
+  type ConnectorServer,
+  createConnectorServer,
+} from '@tutti/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenService, type TokenService } from '../../core/src/auth/index.js';
-import { type ConnectorServer, createConnectorServer } from '../../core/src/server/index.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const OPENCODE = join(REPO, 'node_modules', '.bin', 'opencode');
@@ -24,7 +26,7 @@ const OPENCODE = join(REPO, 'node_modules', '.bin', 'opencode');
 /** What the server saw, in order: which session each verified token belongs to, and lists. */
 type Seen = { kind: 'verify'; session: string | undefined } | { kind: 'list' };
 
-function observe(tokens: TokenService, registry: ConnectorMCPRegistryApi) {
+function observe(tokens: TokenService, registry: ConnectorMCPRegistry) {
   const seen: Seen[] = [];
   const waiters: { check: () => boolean; resolve: () => void }[] = [];
   const changed = () => {
@@ -44,7 +46,7 @@ function observe(tokens: TokenService, registry: ConnectorMCPRegistryApi) {
       return session;
     },
   };
-  const observedRegistry: ConnectorMCPRegistryApi = {
+  const observedRegistry: ConnectorMCPRegistry = {
     ...registry,
     snapshot: () => {
       seen.push({ kind: 'list' });
@@ -94,13 +96,19 @@ describe('opencode over ACP against the loopback connector server', () => {
       },
       tokens,
     });
-    // The built-in ACP provider, found and loaded the way the daemon does it.
+    // The built-in ACP engine and the shipped opencode descriptor, found and loaded the way
+    // the daemon does it.
     const results = await discoverAndLoadPlugins(host, { repoRoot: REPO });
     expect(results.find((result) => result.name === '@tutti/provider-acp')).toMatchObject({
       source: 'builtin',
       status: 'applied',
-      providers: ['opencode', 'acp'],
+      providers: ['acp'],
     });
+    expect(results.find((result) => result.name === '@tutti/agent-descriptors')).toMatchObject({
+      source: 'repo',
+      status: 'applied',
+    });
+    expect(host.listProviders().map((provider) => provider.name)).toContain('opencode');
   });
 
   afterAll(async () => {

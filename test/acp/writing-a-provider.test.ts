@@ -6,10 +6,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentSessionHost, discoverAndLoadPlugins } from '@tutti/core';
+import { AgentSessionHost } from '@tutti/core';
+import { discoverAndLoadPlugins, createTokenService } from '@tutti/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTokenService } from '../../core/src/auth/index.js';
-import { createFakeConnector } from '../../core/src/session/test-support/fake-connector.js';
+import { createFakeConnector } from '@tutti/core/testing';
 
 const doc = readFileSync(new URL('../../docs/writing-a-provider.md', import.meta.url), 'utf8');
 const EXAMPLE = readFileSync(

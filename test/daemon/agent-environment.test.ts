@@ -9,8 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import {
   type AgentDaemon,
   expectBoundAndListed,

@@ -11,9 +11,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessGroupAlive, isProcessRunning } from '../../core/src/process/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { isProcessGroupAlive, isProcessRunning } from '@tutti/core/internal';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { CODEX_BIN } from '../fixtures/agents/paths.js';
 import { type AgentDaemon, bearerTokens, startAgentDaemon } from '../support/agent-daemon.js';
 

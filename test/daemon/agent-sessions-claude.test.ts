@@ -8,8 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import {
   type AgentDaemon,
   bearerTokensIn,

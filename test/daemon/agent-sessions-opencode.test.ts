@@ -8,8 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
 import {
   type AgentDaemon,

@@ -14,7 +14,7 @@ import {
   isProcessRunning,
   signalGroup,
   waitForGroupExit,
-} from '../../core/src/process/index.js';
+} from '@tutti/core/internal';
 import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
 
 const SCRIPTED_AGENT = fileURLToPath(

@@ -4,9 +4,8 @@
  * sent it, at the registry version it saw, and on no other session.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Daemon, startDaemon } from '../../core/src/daemon/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp, tempDir } from '../../core/src/store/store-test-support.js';
+import { type Daemon, startDaemon } from '@tutti/core';
+import { writeRelease, cleanUp, tempDir } from '@tutti/core/testing';
 
 let daemon: Daemon | undefined;
 

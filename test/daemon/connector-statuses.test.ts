@@ -12,10 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERFACE_ADVICE } from '../../core/src/routes/index.js';
-import { SILENT_SERVER, writeRelease } from '../../core/src/runtime/test-support.js';
-import { openStore } from '../../core/src/store/index.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { INTERFACE_ADVICE } from '@tutti/core/client';
+import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/core/testing';
+import { openStore } from '@tutti/core/internal';
 import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
 
 const TUTTI = fileURLToPath(new URL('../../cli/bin/tutti.js', import.meta.url));

@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RevokeReason } from '../../core/src/auth/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import type { RevokeReason } from '@tutti/core/internal';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { closeDaemons, startTestDaemon } from '../reliability/support/in-process-daemon.js';
 
 afterEach(async () => {

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { cleanUp } from '@tutti/core/testing';
 import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
 
 const SCRIPTED_ACP = fileURLToPath(new URL('../fixtures/acp/scripted-agent.mjs', import.meta.url));

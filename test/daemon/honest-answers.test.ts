@@ -9,10 +9,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTERFACE_ADVICE } from '../../core/src/routes/index.js';
-import { SILENT_SERVER, writeRelease } from '../../core/src/runtime/test-support.js';
-import { openStore } from '../../core/src/store/index.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { INTERFACE_ADVICE } from '@tutti/core/client';
+import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/core/testing';
+import { openStore } from '@tutti/core/internal';
 import { openEvents } from '../support/event-stream.js';
 import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
 

@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchAvailableConnectors } from '../../cli/src/daemon-client.js';
-import { isTuttiError } from '../../core/src/errors/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { openStore } from '../../core/src/store/index.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { isTuttiError } from '@tutti/core';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { openStore } from '@tutti/core/internal';
 import {
   attachTuttid,
   launchTuttid,

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessRunning } from '../../core/src/process/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { isProcessRunning } from '@tutti/core/internal';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
 import {
   type AgentDaemon,

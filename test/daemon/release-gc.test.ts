@@ -7,9 +7,8 @@ import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupGone, writeRelease } from '../../core/src/runtime/test-support.js';
-import { openStore } from '../../core/src/store/index.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { groupGone, writeRelease, cleanUp } from '@tutti/core/testing';
+import { openStore } from '@tutti/core/internal';
 import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 
 const homes: string[] = [];

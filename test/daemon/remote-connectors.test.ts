@@ -7,12 +7,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectorStatus } from '../../core/src/runtime/index.js';
-import { cleanUp, tempDir } from '../../core/src/store/store-test-support.js';
+import type { ConnectorStatus } from '@tutti/core/internal';
+import { cleanUp, tempDir } from '@tutti/core/testing';
 // @ts-expect-error: plain .mjs fixture without type declarations
 import { startHttpUpstream } from '../fixtures/upstream/http-server.mjs';
 import {
@@ -32,7 +33,8 @@ interface HttpFixture {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const require = createRequire(import.meta.url);
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const LOOPBACK = join(ROOT, 'test/fixtures/upstream/loopback-everything.mjs');
 
 const fixtures: HttpFixture[] = [];

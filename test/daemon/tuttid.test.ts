@@ -3,9 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isProcessGroupAlive } from '../../core/src/process/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { isProcessGroupAlive } from '@tutti/core/internal';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 
 const homes: string[] = [];

@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { type EventReader, openEvents } from '../support/event-stream.js';
 import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
 

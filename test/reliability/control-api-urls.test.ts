@@ -5,7 +5,7 @@
  * it with `DELETE /v1/connectors/<300 x "a">`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildControlApp } from '../../core/src/daemon/index.js';
+import { buildControlApp } from '@tutti/core/internal';
 
 const TOKEN = 'control-token-for-url-tests';
 const apps: ReturnType<typeof buildControlApp>[] = [];

@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import ConnectorAvailable from '../../cli/src/commands/connector/available.js';
-import { DEFAULT_BODY_LIMIT } from '../../core/src/server/constants.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { DEFAULT_BODY_LIMIT } from '@tutti/core/internal';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 import { controlAnswerProblem, mcpAnswerProblem } from './support/answer-rules.js';
 import {

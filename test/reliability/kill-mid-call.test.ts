@@ -5,10 +5,9 @@
  * spawned) is gone each time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessGroupAlive } from '../../core/src/process/index.js';
-import type { ConnectorStatus } from '../../core/src/runtime/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { isProcessGroupAlive } from '@tutti/core/internal';
+import type { ConnectorStatus } from '@tutti/core/internal';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { closeDaemons, startTestDaemon, type TestDaemon } from './support/in-process-daemon.js';
 import { descendantsOf, survivors } from './support/proc-tree.js';
 import { keepAliveAgent, type RawAnswer, send } from './support/raw-http.js';

@@ -8,8 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { cleanUp } from '../../core/src/store/store-test-support.js';
+import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { listeningAddresses } from '../support/listening-addresses.js';
 import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 

@@ -6,22 +6,27 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
-import type { AgentSessionInfo } from '../../core/src/session/index.js';
+import type { AgentSessionInfo } from '@tutti/core';
 import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { isProcessGroupAlive as groupHasLiveMember } from '../../core/src/process/index.js';
-import { writeRelease } from '../../core/src/runtime/test-support.js';
-import { openStore } from '../../core/src/store/index.js';
+import { isProcessGroupAlive as groupHasLiveMember, openStore } from '@tutti/core/internal';
+import { writeRelease } from '@tutti/core/testing';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */
 export interface AgentDaemon {
+  /** The daemon running now (a new one after {@link AgentDaemon.restart}). */
   readonly daemon: TuttidProcess;
+  /** Ends the daemon with `signal` and starts a new one on the same home and environment. */
+  restart(signal: 'SIGKILL' | 'SIGTERM'): Promise<TuttidProcess>;
   readonly agentEnv: AgentTestEnv;
   /** Folder the daemon's `os.tmpdir()` points at (agent session homes land here). */
   readonly tmp: string;
   /** HOME, XDG_* and PATH (with the repository's `node_modules/.bin`) for an agent. */
   readonly env: Record<string, string>;
+  /** The daemon's own CODEX_HOME and TUTTI_AGENT_HOME: the user config its sessions start from. */
+  readonly codexHome: string;
+  readonly tuttiAgentHome: string;
   /** Installs a release folder and returns the control API's answer body. */
   install(path: string): Promise<{ key: string; runtime: { state: string } | null }>;
   /** Starts an agent session through the control API; fails the test unless it answers 200. */
@@ -52,6 +57,8 @@ export interface AgentDaemonOptions {
   readonly installed?: readonly string[];
   /** Resolve once the daemon is ready, while its connectors may still be starting. */
   readonly untilReady?: boolean;
+  /** Agent descriptors written into `<home>/agents` before the daemon starts: name -> JSON. */
+  readonly agentsDir?: Readonly<Record<string, unknown>>;
 }
 
 /** Starts `tuttid --no-demo` with its temp folders under a fresh root. */
@@ -59,10 +66,14 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
   const agentEnv = await createAgentTestEnv();
   const tmp = join(agentEnv.root, 'tmp');
   const userCodexHome = join(agentEnv.root, 'daemon-codex-home');
-  for (const dir of [tmp, userCodexHome]) await mkdir(dir, { recursive: true, mode: 0o700 });
+  const userTuttiAgentHome = join(agentEnv.root, 'daemon-tutti-agent-home');
+  for (const dir of [tmp, userCodexHome, userTuttiAgentHome]) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  }
   // Read by the tuttid process it spawns, which copies this process's env.
   vi.stubEnv('TMPDIR', tmp);
   vi.stubEnv('CODEX_HOME', userCodexHome);
+  vi.stubEnv('TUTTI_AGENT_HOME', userTuttiAgentHome);
   if (options.agentHome) {
     for (const [name, value] of Object.entries(agentEnv.env)) vi.stubEnv(name, value);
     vi.stubEnv('PATH', `${NODE_BIN_DIR}:${agentEnv.env.PATH}`);
@@ -78,6 +89,12 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
   if (options.installed?.length) {
     const store = await openStore(home);
     for (const release of options.installed) await store.install(release);
+  }
+  if (options.agentsDir) {
+    await mkdir(join(home, 'agents'), { recursive: true });
+    for (const [name, json] of Object.entries(options.agentsDir)) {
+      await writeFile(join(home, 'agents', name), JSON.stringify(json));
+    }
   }
   let daemon: TuttidProcess;
   try {
@@ -97,11 +114,22 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
     return answer.body;
   };
 
+  const args = ['--no-demo', ...(options.args ?? [])];
   return {
-    daemon,
+    get daemon() {
+      return daemon;
+    },
+    async restart(signal) {
+      daemon.child.kill(signal);
+      await daemon.exited;
+      daemon = await startTuttid(home, args);
+      return daemon;
+    },
     agentEnv,
     tmp,
     env,
+    codexHome: userCodexHome,
+    tuttiAgentHome: userTuttiAgentHome,
     install: (path) => ok('POST', '/v1/connectors/install', { path }),
     async startSession(body) {
       return (await ok('POST', '/v1/sessions', body)).session;

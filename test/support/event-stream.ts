@@ -23,9 +23,13 @@ export interface EventReader {
 }
 
 /** Opens the daemon's event stream. */
-export async function openEvents(daemon: TuttidProcess): Promise<EventReader> {
+export async function openEvents(
+  daemon: TuttidProcess,
+  options: { since?: number } = {},
+): Promise<EventReader> {
   const abort = new AbortController();
-  const response = await fetch(`${daemon.ready.controlUrl}/v1/events`, {
+  const query = options.since === undefined ? '' : `?since=${options.since}`;
+  const response = await fetch(`${daemon.ready.controlUrl}/v1/events${query}`, {
     headers: { authorization: `Bearer ${daemon.controlToken}` },
     signal: abort.signal,
   });

@@ -5,11 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import {
-  isProcessGroupAlive,
-  signalGroup,
-  waitForGroupExit,
-} from '../../core/src/process/index.js';
+import { isProcessGroupAlive, signalGroup, waitForGroupExit } from '@tutti/core/internal';
 
 /** A spawned agent and its client. */
 export interface LineRpc {

@@ -1,5 +1,5 @@
 /**
- * The daemon's control API: loopback fastify app, JSON, every route behind
+ * The daemon's control API: loopback fastify app, JSON, every endpoint behind
  * `Authorization: Bearer <control token>` (constant-time check) and a loopback Host.
  * Errors answer `{ error: { code, message } }` with the code's HTTP status; request logs
  * carry no headers, so neither the control token nor a credential is ever logged.
@@ -46,7 +46,7 @@ export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
   });
 }
 
-/** The app with auth, Host check and error mapping; routes are added by the caller. */
+/** The app with auth, Host check and error mapping; endpoints are added by the caller. */
 export function buildControlApp(options: ControlAppOptions): FastifyInstance {
   const expected = digest(options.controlToken);
   const bodyLimit = options.bodyLimit ?? CONTROL_BODY_LIMIT;

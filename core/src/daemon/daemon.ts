@@ -16,23 +16,24 @@ import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '.
 import {
   createProcessSupervisor,
   type ProcessSupervisor,
-  SecretRedactor,
+  createSecretRedactor,
 } from '../process/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
-import { createRouteRegistry } from '../routes/index.js';
+import { createConnectorCatalog } from '../catalog/index.js';
 import {
   type BackoffOptions,
   createConnectorRuntime,
   type ConnectorRuntime,
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
-import { AgentSessionHost, currentSessionId } from '../session/index.js';
+import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
-import { registerControlRoutes } from './control-routes.js';
+import { registerControlEndpoints } from './control-endpoints.js';
 import { connectorEventOf } from './connector-events.js';
-import { registerEventsRoute } from './events-route.js';
-import { registerSessionRoutes } from './session-routes.js';
+import { registerEventsEndpoint } from './events-endpoint.js';
+import { registerSessionEndpoints } from './session-endpoints.js';
+import { registerTurnEndpoints } from './turn-endpoints.js';
 import {
   type DaemonInfo,
   removeDaemonFile,
@@ -40,7 +41,7 @@ import {
   writeDaemonFile,
 } from './daemon-file.js';
 import { acquireHomeLock } from './home-lock.js';
-import { METRIC_NAMES, Metrics } from './metrics.js';
+import { METRIC_NAMES, createMetrics } from './metrics.js';
 
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
@@ -75,6 +76,8 @@ export interface DaemonOptions {
   readonly backoff?: BackoffOptions;
   /** Longest an agent may take to start a session or answer one request (default 60 s). */
   readonly agentTimeoutMs?: number;
+  /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
+  readonly permissionTimeoutMs?: number;
   /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
   readonly releaseLimits?: Partial<ReleaseLimits>;
 }
@@ -104,6 +107,8 @@ export interface Daemon {
   absorbEscapedError(error: unknown): boolean;
   /** The agent sessions' bearer tokens (every one is revoked when the daemon closes). */
   readonly tokens: TokenService;
+  /** Resolves once the sessions recorded by the previous daemon were brought back (or listed as needing a restart). */
+  readonly restored: Promise<void>;
   /** Stops everything in order; idempotent. */
   close(): Promise<void>;
 }
@@ -164,13 +169,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     await collectReleases();
     const registry = createConnectorMCPRegistry();
-    const routes = createRouteRegistry();
+    const catalog = createConnectorCatalog();
     const tokens = createTokenService();
     cleanups.push(async () => tokens.revokeAll());
     const events = createEventHub();
     cleanups.push(async () => events.close());
-    const redactor = new SecretRedactor();
-    const metrics = new Metrics();
+    const redactor = createSecretRedactor();
+    const records = sessionRecords(join(home, 'sessions', 'records'));
+    const metrics = createMetrics();
     const binDir = join(home, 'bin');
     // Set below; the server answers no agent before a session exists.
     let host: AgentSessionHost | undefined;
@@ -199,7 +205,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const runtime = createConnectorRuntime({
       store,
       registry,
-      routes,
+      catalog,
       binDir,
       logger,
       supervisor,
@@ -232,16 +238,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       listChangedDelivered: true,
       processes: supervisor,
       sessionsDir: join(home, 'sessions'),
+      records,
       ...(options.agentTimeoutMs !== undefined && { agentTimeoutMs: options.agentTimeoutMs }),
+      ...(options.permissionTimeoutMs !== undefined && {
+        permissionTimeoutMs: options.permissionTimeoutMs,
+      }),
       events,
       redactor,
       onProblem: (session, message) =>
         logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
       guidance: () => renderGuidance(runtime.available()) || undefined,
     });
-    cleanups.push(() => host.close());
+    // A shutdown keeps what daemon-driven sessions need to come back at the next start.
+    cleanups.push(() => host.suspend());
     // Plugins load while the connectors start: neither waits for the other.
     const loadingPlugins = discoverAndLoadPlugins(host, {
+      logger: logger.child({ component: 'plugins' }),
       ...(options.repoRoot && { repoRoot: options.repoRoot }),
       ...(options.nodeModules && { nodeModules: options.nodeModules }),
       home,
@@ -290,18 +302,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
     });
-    registerControlRoutes(app, {
+    registerControlEndpoints(app, {
       store,
       registry,
-      routes,
+      catalog,
       runtime,
       events,
       metrics,
       reconcile,
       collectReleases: () => collectReleases(runtime.releasesInUse()),
     });
-    registerSessionRoutes(app, host);
-    registerEventsRoute(app, events);
+    registerSessionEndpoints(app, host);
+    registerTurnEndpoints(app, host);
+    registerEventsEndpoint(app, events);
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
     cleanups.push(() => app.close());
     const address = app.server.address();
@@ -313,6 +326,31 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     await writeDaemonFile(home, info);
     cleanups.push(() => removeDaemonFile(home, process.pid));
+    // The sessions of the previous daemon come back once the servers listen and the
+    // connectors had their chance to come up; their old tokens are gone with that daemon.
+    const restoring = host.restoreSessions(
+      records.list((file, reason) =>
+        logger.warn({ file }, `a session record could not be read: ${reason}`),
+      ),
+    );
+    const restored = (async () => {
+      for (const { stored: session, info, error } of await restoring) {
+        const fields = {
+          session: session.record.agentSessionId,
+          provider: session.record.provider,
+        };
+        if (error !== undefined) {
+          logger.warn(
+            fields,
+            `a recorded session could not be restored: ${(error as Error).message}`,
+          );
+        } else if (info?.status === 'needs-restart') {
+          logger.warn(fields, info.reason ?? 'a recorded session needs a restart');
+        } else {
+          logger.info(fields, 'a session of the previous daemon is back');
+        }
+      }
+    })();
     return {
       home,
       info,
@@ -324,6 +362,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       supervisor,
       sessions: host,
       events,
+      restored,
       absorbEscapedError(error) {
         const session = currentSessionId();
         if (session === undefined || !host) return false;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES, Metrics } from './metrics.js';
+import { METRIC_NAMES, createMetrics } from './metrics.js';
 
 describe('Metrics', () => {
   it('renders counters and gauges in the Prometheus text format', () => {
-    const metrics = new Metrics();
+    const metrics = createMetrics();
     metrics.inc(METRIC_NAMES.calls, { connector: 'github' });
     metrics.inc(METRIC_NAMES.calls, { connector: 'github' }, 2);
     metrics.set(METRIC_NAMES.routes, 3);
@@ -15,12 +15,12 @@ describe('Metrics', () => {
   });
 
   it('escapes quotes, backslashes and newlines in label values', () => {
-    const metrics = new Metrics();
+    const metrics = createMetrics();
     metrics.inc(METRIC_NAMES.callErrors, { reason: 'a"b\\c\nd' });
     expect(metrics.render()).toContain('{reason="a\\"b\\\\c\\nd"} 1');
   });
 
   it('refuses a metric it does not define', () => {
-    expect(() => new Metrics().inc('nope')).toThrow(/unknown metric/);
+    expect(() => createMetrics().inc('nope')).toThrow(/unknown metric/);
   });
 });

@@ -34,54 +34,56 @@ function labelKey(labels: Labels): string {
 }
 
 /** A small metrics registry: counters and gauges with labels. */
-export class Metrics {
-  readonly #families = new Map<string, Family>();
-
-  constructor() {
-    this.#define(METRIC_NAMES.routes, 'gauge', 'Connector routes serving tools.');
-    this.#define(METRIC_NAMES.tools, 'gauge', 'Tools listed by the connector server.');
-    this.#define(METRIC_NAMES.calls, 'counter', 'tools/call requests routed to upstreams.');
-    this.#define(METRIC_NAMES.callErrors, 'counter', 'tools/call requests that failed.');
-    this.#define(METRIC_NAMES.upstreamRestarts, 'counter', 'Upstream MCP client restarts.');
-    this.#define(METRIC_NAMES.upstreamCrashes, 'counter', 'Upstream MCP processes that died.');
-    this.#define(METRIC_NAMES.sessions, 'gauge', 'Live agent sessions holding a token.');
-  }
-
-  #define(name: string, type: Family['type'], help: string): void {
-    this.#families.set(name, { help, type, values: new Map() });
-  }
-
-  #family(name: string): Family {
-    const family = this.#families.get(name);
-    if (!family) throw new Error(`unknown metric ${name}`);
-    return family;
-  }
-
+export interface Metrics {
   /** Adds `by` (default 1) to a counter. */
-  inc(name: string, labels: Labels = {}, by = 1): void {
-    const values = this.#family(name).values;
-    const key = labelKey(labels);
-    values.set(key, (values.get(key) ?? 0) + by);
-  }
-
+  inc(name: string, labels?: Labels, by?: number): void;
   /** Sets a gauge. */
-  set(name: string, value: number, labels: Labels = {}): void {
-    this.#family(name).values.set(labelKey(labels), value);
-  }
-
+  set(name: string, value: number, labels?: Labels): void;
   /** Current value of one series (0 when never touched). */
-  get(name: string, labels: Labels = {}): number {
-    return this.#family(name).values.get(labelKey(labels)) ?? 0;
-  }
-
+  get(name: string, labels?: Labels): number;
   /** The Prometheus text exposition of every family. */
-  render(): string {
-    const lines: string[] = [];
-    for (const [name, family] of this.#families) {
-      lines.push(`# HELP ${name} ${family.help}`, `# TYPE ${name} ${family.type}`);
-      if (family.values.size === 0 && family.type === 'gauge') lines.push(`${name} 0`);
-      for (const [key, value] of family.values) lines.push(`${name}${key} ${value}`);
-    }
-    return `${lines.join('\n')}\n`;
-  }
+  render(): string;
+}
+
+/**
+ * The daemon's metrics, every family of {@link METRIC_NAMES} defined and empty.
+ * @example const metrics = createMetrics(); metrics.inc(METRIC_NAMES.calls, { key: 'github' });
+ */
+export function createMetrics(): Metrics {
+  const families = new Map<string, Family>();
+  const define = (name: string, type: Family['type'], help: string) => {
+    families.set(name, { help, type, values: new Map() });
+  };
+  const family = (name: string): Family => {
+    const found = families.get(name);
+    if (!found) throw new Error(`unknown metric ${name}`);
+    return found;
+  };
+  define(METRIC_NAMES.routes, 'gauge', 'Connector routes serving tools.');
+  define(METRIC_NAMES.tools, 'gauge', 'Tools listed by the connector server.');
+  define(METRIC_NAMES.calls, 'counter', 'tools/call requests routed to upstreams.');
+  define(METRIC_NAMES.callErrors, 'counter', 'tools/call requests that failed.');
+  define(METRIC_NAMES.upstreamRestarts, 'counter', 'Upstream MCP client restarts.');
+  define(METRIC_NAMES.upstreamCrashes, 'counter', 'Upstream MCP processes that died.');
+  define(METRIC_NAMES.sessions, 'gauge', 'Live agent sessions holding a token.');
+  return {
+    inc(name, labels = {}, by = 1) {
+      const values = family(name).values;
+      const key = labelKey(labels);
+      values.set(key, (values.get(key) ?? 0) + by);
+    },
+    set(name, value, labels = {}) {
+      family(name).values.set(labelKey(labels), value);
+    },
+    get: (name, labels = {}) => family(name).values.get(labelKey(labels)) ?? 0,
+    render() {
+      const lines: string[] = [];
+      for (const [name, { help, type, values }] of families) {
+        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+        if (values.size === 0 && type === 'gauge') lines.push(`${name} 0`);
+        for (const [key, value] of values) lines.push(`${name}${key} ${value}`);
+      }
+      return `${lines.join('\n')}\n`;
+    },
+  };
 }

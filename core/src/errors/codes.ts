@@ -320,6 +320,11 @@ export const ERROR_CODES = Object.freeze({
     message: 'Provider "{provider}" is not valid: {reason}. Fix its plugin; it was not registered.',
     status: 500,
   },
+  TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR: {
+    message:
+      'Agent descriptor "{file}" was refused: {field}: {problem}. The other descriptors loaded.',
+    status: 422,
+  },
   TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER: {
     message:
       'Provider "{provider}" is already registered: rename one of the providers; the second registration was refused.',
@@ -377,6 +382,11 @@ export const ERROR_CODES = Object.freeze({
     message: 'Agent session "{session}" is {status}, not live: start, load or resume a session.',
     status: 409,
   },
+  TUTTI_ERR_SESSION_UNKNOWN_SETTING: {
+    message:
+      'Provider "{provider}" has no setting "{setting}" (known: {known}): name one of those in "settings".',
+    status: 400,
+  },
   TUTTI_ERR_SESSION_START_TIMEOUT: {
     message:
       'The agent of provider "{provider}" did not finish starting agent session "{session}" within {ms} ms and was stopped.{stderr} Check the agent command and its log, or raise the agent timeout (tuttid --agent-timeout).',
@@ -386,6 +396,34 @@ export const ERROR_CODES = Object.freeze({
     message:
       'Provider "{provider}" could not start agent session "{session}": {reason}.{stderr} Check the agent command and its log.',
     status: 502,
+  },
+  TUTTI_ERR_TURN_BUSY: {
+    message:
+      'Agent session "{session}" is already running a turn: wait for its end event, or cancel it (POST /v1/sessions/{session}/turns/cancel).',
+    status: 409,
+  },
+  TUTTI_ERR_TURN_UNSUPPORTED: {
+    message: 'Provider "{provider}" takes no turns through the daemon: drive the agent yourself.',
+    status: 409,
+  },
+  TUTTI_ERR_TURN_FAILED: {
+    message: 'The turn of provider "{provider}" failed: {reason}. Check the agent\'s log.',
+    status: 502,
+  },
+  TUTTI_ERR_TURN_PERMISSION_TIMEOUT: {
+    message:
+      'Nobody answered whether the agent of provider "{provider}" may run "{tool}" within {ms} ms: it was denied and the turn cancelled. Answer permission events with POST /v1/sessions/<id>/permissions/<requestId>, or start the session with "permissions": "allow-connector".',
+    status: 408,
+  },
+  TUTTI_ERR_TURN_UNKNOWN_PERMISSION: {
+    message:
+      'Agent session "{session}" has no pending permission request "{request}": it was answered, timed out, or its turn ended.',
+    status: 404,
+  },
+  TUTTI_ERR_TURN_BAD_PROMPT: {
+    message:
+      'The prompt is not valid ({problem}): give "prompt" as a non-empty text or an array of text and image content blocks.',
+    status: 400,
   },
   TUTTI_ERR_PROVIDER_NO_COMMAND: {
     message: 'Provider "{provider}" has no agent command: pass launch.command.',
@@ -442,7 +480,7 @@ export const ERROR_CODES = Object.freeze({
     status: 413,
   },
   TUTTI_ERR_CONTROL_NOT_FOUND: {
-    message: 'Nothing answers "{what}": see docs/control-api.md for the routes.',
+    message: 'Nothing answers "{what}": see docs/control-api.md for the endpoints.',
     status: 404,
   },
   TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR: {
@@ -469,7 +507,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--max-release-mb N]; `tuttid --help` says what each does.',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--permission-timeout MS] [--max-release-mb N]; `tuttid --help` says what each does.',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

@@ -37,6 +37,7 @@ export type TuttiEventBody =
       action: RefreshAction;
     }
   | { type: 'session.needs-restart'; session: string; provider: string; reason: string }
+  | { type: 'sessions.restored'; resumed: number; needsRestart: number }
   | { type: 'session.ended'; session: string; provider: string; reason: string };
 
 /** One event as published: its body, a sequence number and a time. */

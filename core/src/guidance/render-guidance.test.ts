@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectorSummary } from '../routes/connector-summary.js';
-import { INTERFACE_ADVICE } from '../routes/interface-status.js';
+import type { ConnectorSummary } from '../catalog/connector-summary.js';
+import { INTERFACE_ADVICE } from '../catalog/interface-status.js';
 import { renderGuidance } from './render-guidance.js';
 
 const github: ConnectorSummary = {

@@ -6,7 +6,7 @@
  * no clock, no randomness) and free of URLs, paths and secrets.
  */
 import { CONNECTOR_SERVER_NAME } from '../contracts/index.js';
-import type { ConnectorSummary } from '../routes/connector-summary.js';
+import type { ConnectorSummary } from '../catalog/connector-summary.js';
 import { sanitizeText } from './sanitize-text.js';
 
 const byKey = (a: ConnectorSummary, b: ConnectorSummary) =>
@@ -46,7 +46,7 @@ function connectorLines(connector: ConnectorSummary): string[] {
 /**
  * Guidance for an agent session that has `connectors`: their ready interfaces only; empty
  * text when none of them has one.
- * @example runtime.guidance = renderGuidance(routes.list());
+ * @example runtime.guidance = renderGuidance(catalog.list());
  */
 export function renderGuidance(connectors: readonly ConnectorSummary[]): string {
   const named = connectors.filter(usable);

@@ -37,6 +37,11 @@ export interface DiscoverOptions {
   /** tutti home; its `plugins` folder is the drop-in folder. */
   readonly home?: string;
   readonly mode?: EntryMode;
+  /** Handed to every plugin (see `PluginHost.logger`). */
+  readonly logger?: {
+    info(fields: Record<string, unknown>, message: string): void;
+    warn(fields: Record<string, unknown>, message: string): void;
+  };
 }
 
 /** Lists plugin candidates in load order. */

@@ -8,7 +8,12 @@ import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { AgentProvider } from '../session/provider-contract.js';
 import type { DiscoverOptions, PluginCandidate, PluginSource } from './discover-plugins.js';
 import { discoverPlugins } from './discover-plugins.js';
-import { type PluginHost, tuttiPluginSchema, type TuttiPlugin } from './plugin-contract.js';
+import {
+  type PluginHost,
+  type PluginLogger,
+  tuttiPluginSchema,
+  type TuttiPlugin,
+} from './plugin-contract.js';
 import { applyAs, disablePlugin } from './tap-guard.js';
 
 /** The host plugins are applied to; `AgentSessionHost` is one. */
@@ -33,13 +38,23 @@ export async function discoverAndLoadPlugins(
   host: LoaderHost,
   options: DiscoverOptions,
 ): Promise<PluginLoadResult[]> {
-  return loadPlugins(host, await discoverPlugins(options));
+  return loadPlugins(host, await discoverPlugins(options), {
+    ...(options.home === undefined ? {} : { home: options.home }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+}
+
+/** What every plugin is handed besides the hooks. */
+export interface PluginContext {
+  readonly home?: string;
+  readonly logger?: PluginLogger;
 }
 
 /** Loads candidates in order. */
 export async function loadPlugins(
   host: LoaderHost,
   candidates: readonly PluginCandidate[],
+  context: PluginContext = {},
 ): Promise<PluginLoadResult[]> {
   const results: PluginLoadResult[] = [];
   const loaded = new Map<string, string>();
@@ -61,7 +76,7 @@ export async function loadPlugins(
       );
       continue;
     }
-    results.push(await applyPlugin(host, exported, base, loaded));
+    results.push(await applyPlugin(host, exported, base, loaded, context));
   }
   return results;
 }
@@ -75,6 +90,7 @@ export async function applyPlugin(
   exported: unknown,
   base: { source: PluginSource | 'inline'; origin: string },
   loaded: Map<string, string> = new Map(),
+  context: PluginContext = {},
 ): Promise<PluginLoadResult> {
   const parsed = tuttiPluginSchema.safeParse(exported);
   if (!parsed.success) {
@@ -90,10 +106,19 @@ export async function applyPlugin(
     return failed(named, 'TUTTI_ERR_PLUGIN_DUPLICATE', { plugin: plugin.name, first });
   }
   const staged: AgentProvider[] = [];
+  const owned = new Set<string>();
+  let applied = false;
   const scoped: PluginHost = Object.freeze({
     hooks: host.hooks,
-    registerProvider: (provider: AgentProvider) => {
-      staged.push(provider as AgentProvider);
+    ...context,
+    registerProvider: (provider: AgentProvider, options?: { readonly replace?: boolean }) => {
+      if (!applied) {
+        staged.push(provider as AgentProvider);
+        return;
+      }
+      const replace = options?.replace === true && owned.has(provider.name);
+      host.registerProvider(provider as AgentProvider, { replace });
+      owned.add(provider.name);
     },
   });
   try {
@@ -105,7 +130,11 @@ export async function applyPlugin(
       }
       taken.add(provider.name);
     }
-    for (const provider of staged) host.registerProvider(provider);
+    for (const provider of staged) {
+      host.registerProvider(provider);
+      owned.add(provider.name);
+    }
+    applied = true;
   } catch (error) {
     disablePlugin(host.hooks, plugin.name);
     return failed(

@@ -7,12 +7,29 @@ import { z } from 'zod';
 import type { SessionHooks } from '../session/hooks.js';
 import type { AgentProvider } from '../session/provider-contract.js';
 
+/** The log a plugin writes to (pino-compatible). */
+export interface PluginLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 /** What a plugin's `apply` receives: the hook table and provider registration. */
 export interface PluginHost {
   readonly hooks: SessionHooks;
-  /** Adds a provider; refused when the name is taken. */
-  // biome-ignore lint/suspicious/noExplicitAny: any provider's params and state
-  registerProvider(provider: AgentProvider<string, any>): void;
+  /** The daemon's home (absolute), when the plugin runs in a daemon. */
+  readonly home?: string;
+  /** The daemon's log (never give it a secret). */
+  readonly logger?: PluginLogger;
+  /**
+   * Adds a provider; refused when the name is taken, unless `replace` is set and the name
+   * is one this plugin registered (the next session uses the new one). A plugin may call it
+   * after `apply` too (e.g. for a descriptor added while the daemon runs).
+   */
+  registerProvider(
+    // biome-ignore lint/suspicious/noExplicitAny: any provider's params and state
+    provider: AgentProvider<string, any>,
+    options?: { readonly replace?: boolean },
+  ): void;
 }
 
 /** A tutti plugin. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
 import { spawnAgent } from './agent-process.js';
 import { isProcessGroupAlive, isProcessRunning, signalGroup } from './process-group.js';
-import { SecretRedactor } from './secret-redactor.js';
+import { createSecretRedactor } from './secret-redactor.js';
 import { createProcessSupervisor, type ProcessSupervisor } from './supervisor.js';
 
 const supervisors: ProcessSupervisor[] = [];
@@ -46,7 +46,7 @@ describe('spawnAgent', () => {
   });
 
   it('records how the agent ended, with its last stderr lines and known secrets masked', async () => {
-    const redactor = new SecretRedactor();
+    const redactor = createSecretRedactor();
     redactor.add('tok-0123456789-secret');
     const agent = spawnAgent(
       node(

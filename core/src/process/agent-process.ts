@@ -11,7 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { TuttiError } from '../errors/index.js';
 import { lastLines, type SecretRedactor } from './secret-redactor.js';
 import { spawnDetached } from './spawn-detached.js';
-import { StderrTail } from './stderr-tail.js';
+import { createStderrTail } from './stderr-tail.js';
 import type { ProcessSupervisor } from './supervisor.js';
 
 /** Default stderr bytes kept per agent. */
@@ -94,7 +94,7 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
     ...(options.processes ? { processes: options.processes } : {}),
   });
   const { child } = detached;
-  const tail = new StderrTail(AGENT_STDERR_TAIL_BYTES);
+  const tail = createStderrTail(AGENT_STDERR_TAIL_BYTES);
   const redact = (text: string) => options.redactor?.redact(text) ?? text;
   const stderrLines = (max = EXIT_STDERR_LINES) => lastLines(redact(tail.text()), max);
   let stopping = false;

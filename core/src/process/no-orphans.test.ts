@@ -42,6 +42,8 @@ async function startDaemon(mode?: 'throw'): Promise<{ daemon: ChildProcess; info
   const daemon = spawn(
     process.execPath,
     [
+      '-C',
+      'tutti-source',
       '--import',
       join(fixtures, 'ts-loader.mjs'),
       join(fixtures, 'daemon.mjs'),

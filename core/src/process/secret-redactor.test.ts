@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { lastLines, SecretRedactor } from './secret-redactor.js';
+import { lastLines, createSecretRedactor } from './secret-redactor.js';
 
 describe('SecretRedactor', () => {
   it('masks registered secrets, bearer tokens and credential assignments', () => {
-    const redactor = new SecretRedactor();
+    const redactor = createSecretRedactor();
     redactor.add('s3cr3t-registered-value');
     const text = [
       'connecting with s3cr3t-registered-value',
@@ -24,7 +24,7 @@ describe('SecretRedactor', () => {
   });
 
   it('forgets a secret once every registration of it is undone', () => {
-    const redactor = new SecretRedactor();
+    const redactor = createSecretRedactor();
     const first = redactor.add('shared-secret-value');
     const second = redactor.add('shared-secret-value');
     first();
@@ -34,7 +34,7 @@ describe('SecretRedactor', () => {
   });
 
   it('registers the values of env names that look like credentials only', () => {
-    const redactor = new SecretRedactor();
+    const redactor = createSecretRedactor();
     redactor.addEnv({ GITHUB_TOKEN: 'ghp_abcdefghijkl', LANG: 'en_US.UTF-8' });
     expect(redactor.redact('ghp_abcdefghijkl en_US.UTF-8')).toBe('[redacted] en_US.UTF-8');
   });

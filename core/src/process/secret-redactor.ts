@@ -17,47 +17,56 @@ export function looksSecretName(name: string): boolean {
 }
 
 /** A set of known secrets and the redaction of text against them. */
-export class SecretRedactor {
-  readonly #counts = new Map<string, number>();
-
+export interface SecretRedactor {
   /** Registers secrets (reference-counted); returns the function that forgets them again. */
-  add(...secrets: readonly (string | undefined)[]): () => void {
+  add(...secrets: readonly (string | undefined)[]): () => void;
+  /** Registers the values of `env` whose names look like credentials. */
+  addEnv(env: Readonly<Record<string, string>>): () => void;
+  /** `text` with every known secret and every bearer token or credential assignment masked. */
+  redact(text: string): string;
+}
+
+/**
+ * An empty redactor; one per daemon, shared by everything that shows a child's output.
+ * @example const redactor = createSecretRedactor(); const forget = redactor.add(token);
+ */
+export function createSecretRedactor(): SecretRedactor {
+  const counts = new Map<string, number>();
+  const add = (...secrets: readonly (string | undefined)[]): (() => void) => {
     const added = secrets.filter(
       (secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET_LENGTH,
     );
-    for (const secret of added) this.#counts.set(secret, (this.#counts.get(secret) ?? 0) + 1);
+    for (const secret of added) counts.set(secret, (counts.get(secret) ?? 0) + 1);
     let done = false;
     return () => {
       if (done) return;
       done = true;
       for (const secret of added) {
-        const left = (this.#counts.get(secret) ?? 1) - 1;
-        if (left <= 0) this.#counts.delete(secret);
-        else this.#counts.set(secret, left);
+        const left = (counts.get(secret) ?? 1) - 1;
+        if (left <= 0) counts.delete(secret);
+        else counts.set(secret, left);
       }
     };
-  }
-
-  /** Registers the values of `env` whose names look like credentials. */
-  addEnv(env: Readonly<Record<string, string>>): () => void {
-    return this.add(
-      ...Object.entries(env)
-        .filter(([name]) => looksSecretName(name))
-        .map(([, value]) => value),
-    );
-  }
-
-  /** `text` with every known secret and every bearer token or credential assignment masked. */
-  redact(text: string): string {
-    let result = text;
-    // Longest first, so a secret containing another is masked whole.
-    for (const secret of [...this.#counts.keys()].sort((a, b) => b.length - a.length)) {
-      if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    }
-    return result
-      .replace(BEARER, `$1${REDACTED}`)
-      .replace(SECRET_ASSIGNMENT, (_whole, prefix: string) => `${prefix}${REDACTED}`);
-  }
+  };
+  return {
+    add,
+    addEnv: (env) =>
+      add(
+        ...Object.entries(env)
+          .filter(([name]) => looksSecretName(name))
+          .map(([, value]) => value),
+      ),
+    redact(text) {
+      let result = text;
+      // Longest first, so a secret containing another is masked whole.
+      for (const secret of [...counts.keys()].sort((a, b) => b.length - a.length)) {
+        if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+      }
+      return result
+        .replace(BEARER, `$1${REDACTED}`)
+        .replace(SECRET_ASSIGNMENT, (_whole, prefix: string) => `${prefix}${REDACTED}`);
+    },
+  };
 }
 
 /** The last `maxLines` non-empty lines of `text`, each cut to `maxLineLength` characters. */

@@ -6,46 +6,49 @@
 /** Default number of stderr bytes kept per process. */
 export const DEFAULT_STDERR_TAIL_BYTES = 16 * 1024;
 
-/** Keeps at most `maxBytes` of the most recent output. */
-export class StderrTail {
-  readonly #maxBytes: number;
-  #chunks: Buffer[] = [];
-  #size = 0;
-
-  constructor(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES) {
-    this.#maxBytes = Math.max(1, maxBytes);
-  }
-
+/** The most recent output of one process, at most a fixed number of bytes. */
+export interface StderrTail {
   /** Appends a chunk, dropping the oldest bytes beyond the bound. */
-  push(chunk: Buffer | string): void {
-    let buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (buffer.length >= this.#maxBytes) {
-      buffer = buffer.subarray(buffer.length - this.#maxBytes);
-      this.#chunks = [];
-      this.#size = 0;
-    }
-    this.#chunks.push(buffer);
-    this.#size += buffer.length;
-    while (this.#size > this.#maxBytes) {
-      const first = this.#chunks[0]!;
-      const excess = this.#size - this.#maxBytes;
-      if (first.length <= excess) {
-        this.#chunks.shift();
-        this.#size -= first.length;
-      } else {
-        this.#chunks[0] = first.subarray(excess);
-        this.#size -= excess;
-      }
-    }
-  }
-
+  push(chunk: Buffer | string): void;
   /** The kept bytes as UTF-8 text (a split multi-byte character at the start is replaced). */
-  text(): string {
-    return Buffer.concat(this.#chunks, this.#size).toString('utf8');
-  }
-
+  text(): string;
   /** Number of bytes kept. */
-  get size(): number {
-    return this.#size;
-  }
+  readonly size: number;
+}
+
+/**
+ * A tail that keeps at most `maxBytes` of the most recent output.
+ * @example const tail = createStderrTail(); child.stderr.on('data', (chunk) => tail.push(chunk));
+ */
+export function createStderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): StderrTail {
+  const bound = Math.max(1, maxBytes);
+  let chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    push(chunk) {
+      let buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (buffer.length >= bound) {
+        buffer = buffer.subarray(buffer.length - bound);
+        chunks = [];
+        size = 0;
+      }
+      chunks.push(buffer);
+      size += buffer.length;
+      while (size > bound) {
+        const first = chunks[0]!;
+        const excess = size - bound;
+        if (first.length <= excess) {
+          chunks.shift();
+          size -= first.length;
+        } else {
+          chunks[0] = first.subarray(excess);
+          size -= excess;
+        }
+      }
+    },
+    text: () => Buffer.concat(chunks, size).toString('utf8'),
+    get size() {
+      return size;
+    },
+  };
 }

@@ -11,7 +11,7 @@ import { signalGroup } from './process-group.js';
 import { type ProcEntry, readProcessTable, SCOPE_ENV, treeOutsideGroup } from './process-tree.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { becomeChildSubreaper, isChildSubreaper, reapChild } from './subreaper.js';
-import { DEFAULT_STDERR_TAIL_BYTES, StderrTail } from './stderr-tail.js';
+import { DEFAULT_STDERR_TAIL_BYTES, createStderrTail } from './stderr-tail.js';
 import {
   DEFAULT_GROUP_GRACE_MS,
   type LeaderExit,
@@ -169,7 +169,7 @@ export function createProcessSupervisor(options: ProcessSupervisorOptions = {}):
       child.once('error', reject);
     });
     if (!group) throw new Error(`${spec.command} did not start`);
-    const tail = new StderrTail(spec.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
+    const tail = createStderrTail(spec.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
     child.stderr!.on('data', (chunk: Buffer) => tail.push(chunk));
     // Late errors (EPIPE, a failed kill) must never become an unhandled 'error' event.
     child.on('error', () => {});

@@ -10,7 +10,7 @@ import { assertGeneration, createGenerationFences } from './generation-fence.js'
 import { assertConnectorKey, toolPrefix } from './local-name.js';
 import { createToolsSnapshot } from './tools-snapshot.js';
 import type {
-  ConnectorMCPRegistryApi,
+  ConnectorMCPRegistry,
   ListChangedListener,
   RegistryDebugSnapshot,
   ToolsSnapshot,
@@ -51,7 +51,7 @@ function defaultListenerError(error: unknown): void {
  */
 export function createConnectorMCPRegistry(
   options: ConnectorMCPRegistryOptions = {},
-): ConnectorMCPRegistryApi {
+): ConnectorMCPRegistry {
   const onListenerError = options.onListenerError ?? defaultListenerError;
   const scope = randomBytes(4).toString('hex');
   const fences = createGenerationFences();

@@ -1,5 +1,5 @@
 /**
- * Generation fences per connector key, shared by the MCP registry and the route registry.
+ * Generation fences per connector key, shared by the MCP registry and the connector catalog.
  * A key's fence is the highest generation ever committed or removed for it, and it is kept
  * after removal, so a stale generation can never come back.
  */

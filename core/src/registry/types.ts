@@ -68,7 +68,7 @@ export interface RegistryDebugSnapshot {
 export type ListChangedListener = (snapshot: ToolsSnapshot) => void;
 
 /** The generation-fenced registry of every ready connector's tools. */
-export interface ConnectorMCPRegistryApi {
+export interface ConnectorMCPRegistry {
   /**
    * Atomically replaces `connectorKey`'s tool set with `tools` at `generation`. Rejects a
    * generation at or below the connector's fence, an invalid key, tool or schema, and a

@@ -33,7 +33,7 @@ async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> 
 
 describe('connector runtime', () => {
   it('starts an installed connector, lists its tools and commits them at its revision', async () => {
-    const { store, registry, routes, runtime } = await setup();
+    const { store, registry, catalog, runtime } = await setup();
     const installed = await store.install(await writeRelease({ key: 'kit', serverArgs: [] }));
     await runtime.reconcile();
 
@@ -42,7 +42,7 @@ describe('connector runtime', () => {
     expect(binding?.upstreamName).toBe('echo');
     const result = await binding!.client.callTool('echo', { hello: 'world' });
     expect(JSON.parse(textOf(result))).toEqual({ hello: 'world' });
-    expect(routes.get('kit')?.interfaces).toEqual([
+    expect(catalog.get('kit')?.interfaces).toEqual([
       { kind: 'mcp', serverName: 'connector', toolPrefix: 'kit_', status: 'ready' },
     ]);
     expect(runtime.status()).toMatchObject([{ key: 'kit', state: 'ready', restarts: 0 }]);
@@ -155,7 +155,7 @@ describe('connector runtime', () => {
   });
 
   it('fences, removes and stops the upstream on uninstall', async () => {
-    const { store, registry, routes, runtime } = await setup();
+    const { store, registry, catalog, runtime } = await setup();
     await store.install(await writeRelease({ key: 'gone', serverArgs: [] }));
     await runtime.reconcile();
     const binding = registry.resolve('gone_echo')!;
@@ -169,7 +169,7 @@ describe('connector runtime', () => {
 
     expect(binding.isCurrent()).toBe(false);
     expect(registry.resolve('gone_echo')).toBeUndefined();
-    expect(routes.get('gone')).toBeUndefined();
+    expect(catalog.get('gone')).toBeUndefined();
     expect(changes).toBe(1);
     expect(await groupGone(pid)).toBe(true);
     expect(() => registry.commit('gone', binding.generation, binding.client, [])).toThrow(/fence/);
@@ -210,7 +210,7 @@ describe('connector runtime', () => {
   });
 
   it('publishes the CLI shim and skills with the route and removes the shim on uninstall', async () => {
-    const { store, routes, runtime, binDir } = await setup();
+    const { store, catalog, runtime, binDir } = await setup();
     await store.install(
       await writeRelease({
         key: 'tool',
@@ -224,7 +224,7 @@ describe('connector runtime', () => {
 
     const shim = join(binDir, 'tutti-connector-tool');
     expect(await readFile(shim, 'utf8')).toContain('exec');
-    expect(routes.get('tool')).toEqual({
+    expect(catalog.get('tool')).toEqual({
       key: 'tool',
       name: 'Connector tool',
       description: 'Test connector tool.',

@@ -1,5 +1,5 @@
 /**
- * Reconcile (spec 6.2): keeps the registry, the route metadata and the CLI shims equal to
+ * Reconcile (spec 6.2): keeps the registry, the catalog and the CLI shims equal to
  * what is installed and authorized. Installed + auth ready -> start, list, commit, notify;
  * upgrade -> the new release is fully listed before the swap and the old closes after its
  * calls drained; uninstall or auth loss -> fence, remove, notify, close. A crashed upstream
@@ -8,9 +8,13 @@
  */
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError, type TuttiError } from '../errors/index.js';
-import { type ProcessSupervisor, SecretRedactor } from '../process/index.js';
-import type { ConnectorMCPRegistryApi } from '../registry/index.js';
-import type { ConnectorSummary, RouteRegistryApi } from '../routes/index.js';
+import {
+  type ProcessSupervisor,
+  createSecretRedactor,
+  type SecretRedactor,
+} from '../process/index.js';
+import type { ConnectorMCPRegistry } from '../registry/index.js';
+import type { ConnectorSummary, ConnectorCatalog } from '../catalog/index.js';
 import { listShimKeys } from '../shims/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
@@ -33,8 +37,8 @@ import {
 /** What the runtime needs. */
 export interface ConnectorRuntimeOptions {
   store: ConnectorStore;
-  registry: ConnectorMCPRegistryApi;
-  routes: RouteRegistryApi;
+  registry: ConnectorMCPRegistry;
+  catalog: ConnectorCatalog;
   /** State bin dir for `tutti-connector-<key>` shims. */
   binDir: string;
   logger: RuntimeLogger;
@@ -96,7 +100,7 @@ function message(error: unknown): string {
 
 /** Creates the runtime; nothing starts until {@link ConnectorRuntime.reconcile}. */
 export function createConnectorRuntime(options: ConnectorRuntimeOptions): ConnectorRuntime {
-  const { store, registry, routes, binDir, logger } = options;
+  const { store, registry, catalog, binDir, logger } = options;
   const launch = options.launch ?? launchUpstream;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const stableMs = options.stableMs ?? DEFAULT_STABLE_MS;
@@ -113,7 +117,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const redactorOf = (key: string): SecretRedactor => {
     const known = redactors.get(key);
     if (known) return known;
-    const redactor = new SecretRedactor();
+    const redactor = createSecretRedactor();
     redactors.set(key, redactor);
     return redactor;
   };
@@ -164,11 +168,11 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     void closing.then(() => retiring.delete(closing));
   }
 
-  /** Publishes the route metadata of `entry` at `generation`. */
+  /** Publishes the catalog entry of `entry` at `generation`. */
   function publish(entry: Active, generation: number) {
     const { key, connector } = entry;
     const ready = 'ready' as const;
-    routes.commit(key, generation, {
+    catalog.commit(key, generation, {
       name: connector.manifest.name,
       description: connector.manifest.description,
       ...(connector.paths.mcp && { mcp: { status: ready } }),
@@ -374,7 +378,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     actives.delete(entry.key);
     if (entry.generation !== undefined) {
       registry.remove(entry.key, entry.generation);
-      routes.remove(entry.key, entry.generation);
+      catalog.remove(entry.key, entry.generation);
     }
     record(entry.key, 'removed', entry.generation, reason);
     await closeConnection(entry).catch(() => undefined);
@@ -434,7 +438,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       return sorted(true).map(({ status }) => status);
     },
     available() {
-      return summariesOf(sorted(), routes);
+      return summariesOf(sorted(), catalog);
     },
     events: () => recorded.slice(),
     async close() {

@@ -5,7 +5,7 @@
  * with its run condition and that condition's fixed advice.
  */
 import { CONNECTOR_SERVER_NAME } from '../contracts/index.js';
-import { lastLines, SecretRedactor } from '../process/index.js';
+import { lastLines, createSecretRedactor } from '../process/index.js';
 import { toolPrefix } from '../registry/index.js';
 import {
   adviceOf,
@@ -13,9 +13,9 @@ import {
   type ConnectorSummary,
   connectorSummarySchema,
   type InterfaceStatus,
-  type RouteRegistryApi,
+  type ConnectorCatalog,
   withAdvice,
-} from '../routes/index.js';
+} from '../catalog/index.js';
 import type { RuntimeEntry } from './runtime-entry.js';
 import type { ConnectorStatus } from './types.js';
 
@@ -53,7 +53,7 @@ const STDERR_LINE_LENGTH = 500;
 function stderrLines(entry: RuntimeEntry): string[] | undefined {
   const text = entry.stderr?.() ?? '';
   if (text.trim() === '') return undefined;
-  const masked = entry.redactor ? entry.redactor.redact(text) : new SecretRedactor().redact(text);
+  const masked = entry.redactor ? entry.redactor.redact(text) : createSecretRedactor().redact(text);
   return lastLines(masked, STDERR_LINES, STDERR_LINE_LENGTH);
 }
 
@@ -121,7 +121,7 @@ function releaseSummary(entry: RuntimeEntry): ConnectorSummary | undefined {
  */
 export function summariesOf(
   entries: readonly { entry: RuntimeEntry; status: ConnectorStatus }[],
-  routes: RouteRegistryApi,
+  routes: ConnectorCatalog,
 ): ConnectorSummary[] {
   const out: ConnectorSummary[] = [];
   for (const { entry, status } of entries) {

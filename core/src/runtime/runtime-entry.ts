@@ -5,7 +5,7 @@
  */
 import type { TuttiError } from '../errors/index.js';
 import type { SecretRedactor } from '../process/index.js';
-import type { SkillSummary } from '../routes/index.js';
+import type { SkillSummary } from '../catalog/index.js';
 import type { DiscoveredSkills } from '../skills/index.js';
 import type { InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection } from '../upstream/index.js';

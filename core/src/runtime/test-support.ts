@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isProcessGroupAlive } from '../process/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
-import { createRouteRegistry } from '../routes/index.js';
+import { createConnectorCatalog } from '../catalog/index.js';
 import { openStore } from '../store/index.js';
 import { tempDir } from '../store/store-test-support.js';
 import { type ConnectorRuntimeOptions, createConnectorRuntime } from './connector-runtime.js';
@@ -85,24 +85,24 @@ export async function writeRelease(spec: ReleaseSpec): Promise<string> {
   return dir;
 }
 
-/** A runtime on a fresh temp home with a real store, registry and route registry. */
+/** A runtime on a fresh temp home with a real store, registry and connector catalog. */
 export async function createTestRuntime(overrides: Partial<ConnectorRuntimeOptions> = {}) {
   const home = await tempDir('tutti-home-');
   const store = await openStore(home);
   const registry = createConnectorMCPRegistry();
-  const routes = createRouteRegistry();
+  const catalog = createConnectorCatalog();
   const logger = memoryLogger();
   const binDir = join(home, 'bin');
   const runtime = createConnectorRuntime({
     store,
     registry,
-    routes,
+    catalog,
     binDir,
     logger,
     backoff: { initialMs: 20, maxMs: 200 },
     ...overrides,
   });
-  return { home, store, registry, routes, logger, binDir, runtime };
+  return { home, store, registry, catalog, logger, binDir, runtime };
 }
 
 /** Resolves once `pid`'s process group has no live process left. */

@@ -1,5 +1,5 @@
 /** Public shapes of the connector runtime: statuses, the events it records, its logger. */
-import type { CliStatus, InterfaceStatus } from '../routes/index.js';
+import type { CliStatus, InterfaceStatus } from '../catalog/index.js';
 
 /**
  * Life-cycle state of one connector in the runtime: `needs-auth` waits for a credential;

@@ -1,6 +1,6 @@
 /**
  * The fastify app of the loopback `connector` server, without its socket: the edge of the
- * call path. Guards and auth run as hooks; the POST-only `/mcp/connector` route classifies
+ * call path. Guards and auth run as hooks; the POST-only `/mcp/connector` endpoint classifies
  * each body once (inbound-message.ts), hands requests to their era's surface with the
  * request's cancellation, and writes the answer, converting a thrown error to JSON-RPC
  * here and only here (json-rpc.ts). Everything the server remembers between requests is
@@ -17,7 +17,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { TokenService, TokenSession } from '../auth/index.js';
 import { TuttiError } from '../errors/index.js';
-import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { isPlainObject } from '../util/objects.js';
 import {
   CONNECTOR_ENDPOINT,
@@ -46,7 +46,7 @@ const SSE_TAIL = Buffer.from('\n\n', 'utf8');
 /** Options shared by the app and the server. */
 export interface ConnectorServerOptions {
   /** The registry whose tools are served. */
-  readonly registry: ConnectorMCPRegistryApi;
+  readonly registry: ConnectorMCPRegistry;
   /** The token service that authenticates agent sessions. */
   readonly tokens: TokenService;
   /** Base logger; the server logs through a redacting child. Silent when absent. */
@@ -81,7 +81,7 @@ export interface ConnectorApp {
   readonly inFlight: InFlightCalls;
 }
 
-/** An answer of the POST route: an HTTP status and a JSON body (text or UTF-8 bytes). */
+/** An answer of the POST endpoint: an HTTP status and a JSON body (text or UTF-8 bytes). */
 interface Answer {
   readonly status: number;
   readonly body: string | Buffer;
@@ -133,7 +133,7 @@ export function buildConnectorApp(
   };
   /**
    * True when the client accepts SSE but not JSON. Everyone else gets plain JSON: no stream
-   * and no event store (an SSE answer with an event store costs about 2 ms a call).
+   * and no event store (an SSE answer with an event store is far slower, docs/benchmarks.md).
    */
   const wantsEventStreamOnly = (accept: string | undefined): boolean => {
     if (accept === undefined) return false;

@@ -63,7 +63,7 @@ export interface PlainRequest {
   readonly params?: Record<string, unknown>;
 }
 
-/** A 2026-07-28 request the SDK classifier would route to the modern surface unchanged. */
+/** A 2026-07-28 request the SDK classifier would hand to the modern surface unchanged. */
 export interface PlainModernRequest {
   readonly jsonrpc: '2.0';
   readonly id: RpcId;
@@ -105,7 +105,7 @@ export function isPlainRequest(body: unknown): body is PlainRequest {
 
 /**
  * True when `body` is a plain request and `protocolVersionHeader` names no modern era:
- * the SDK would route it to the legacy surface with no rejection.
+ * the SDK would hand it to the legacy surface with no rejection.
  */
 export function isPlainLegacyRequest(
   body: unknown,
@@ -130,14 +130,16 @@ function envelopeAccepted(meta: Record<string, unknown>, verdicts: EnvelopeVerdi
   if (key.includes('null')) return false;
   let verdict = verdicts.get(key);
   if (verdict === undefined) {
-    const route = classifyInboundRequest({
+    const classified = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: MODERN_PROTOCOL_VERSION,
       mcpMethodHeader: 'tools/list',
       mcpNameHeader: undefined,
       body: { jsonrpc: '2.0', id: 0, method: 'tools/list', params: { _meta: meta } },
     });
-    verdict = route.kind === 'modern' && route.classification.revision === MODERN_PROTOCOL_VERSION;
+    verdict =
+      classified.kind === 'modern' &&
+      classified.classification.revision === MODERN_PROTOCOL_VERSION;
     if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
     verdicts.set(key, verdict);
   }
@@ -147,7 +149,7 @@ function envelopeAccepted(meta: Record<string, unknown>, verdicts: EnvelopeVerdi
 /**
  * True when `body` is a strict JSON-RPC `tools/call` or `tools/list` request carrying a
  * 2026-07-28 envelope the SDK accepts, and the headers name exactly that version and
- * method: `classifyInboundRequest` would return the modern request route for it.
+ * method: `classifyInboundRequest` would classify it as a modern request.
  */
 export function isPlainModernRequest(
   body: unknown,
@@ -204,23 +206,23 @@ export function classifyInbound(
   if (isPlainModernRequest(body, headers.protocolVersion, headers.mcpMethod, verdicts)) {
     return request('modern', body);
   }
-  const route = classifyInboundRequest({
+  const classified = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: headers.protocolVersion,
     mcpMethodHeader: headers.mcpMethod,
     mcpNameHeader: headers.mcpName,
     body,
   });
-  switch (route.kind) {
+  switch (classified.kind) {
     case 'reject': {
-      const error = new RpcError(route.code, route.message, {
-        httpStatus: route.httpStatus,
-        data: route.data,
+      const error = new RpcError(classified.code, classified.message, {
+        httpStatus: classified.httpStatus,
+        data: classified.data,
       });
       return rejected(idOf(body), error, body);
     }
     case 'legacy':
-      if (route.reason === 'batch') {
+      if (classified.reason === 'batch') {
         return rejected(
           null,
           invalidRequest(
@@ -228,7 +230,7 @@ export function classifyInbound(
           ),
         );
       }
-      if (route.reason === 'response') {
+      if (classified.reason === 'response') {
         return rejected(
           null,
           invalidRequest('Bad Request: this server sends no requests, so it takes no responses'),
@@ -240,25 +242,30 @@ export function classifyInbound(
       if (isJSONRPCRequest(body)) return request('legacy', body as PlainRequest);
       return rejected(null, invalidRequest('Bad Request: not a JSON-RPC request'));
     case 'modern': {
-      const revision = route.classification.revision;
+      const revision = classified.classification.revision;
       if (revision !== undefined && revision !== MODERN_PROTOCOL_VERSION) {
         const error = new RpcError(
           RpcCode.UnsupportedProtocolVersion,
           `Unsupported protocol version: ${revision}`,
           { httpStatus: 400, data: { supported: [MODERN_PROTOCOL_VERSION], requested: revision } },
         );
-        return route.messageKind === 'request'
-          ? { kind: 'rejected', id: route.message.id, error, method: route.message.method }
+        return classified.messageKind === 'request'
+          ? {
+              kind: 'rejected',
+              id: classified.message.id,
+              error,
+              method: classified.message.method,
+            }
           : { kind: 'rejected', id: null, error };
       }
-      if (route.messageKind === 'notification') {
+      if (classified.messageKind === 'notification') {
         return {
           kind: 'notification',
-          method: route.message.method,
-          params: route.message.params,
+          method: classified.message.method,
+          params: classified.message.params,
         };
       }
-      return request('modern', route.message as PlainRequest);
+      return request('modern', classified.message as PlainRequest);
     }
   }
 }

@@ -3,9 +3,8 @@
  * request logs something.
  *
  * Why: fastify makes a pino child (bound to the request id) for every request, which
- * serializes its bindings at once. Almost no request of this server logs, and at ~10,000
- * calls/s that child was measurable on the call path (about 2 us a call, more with a busy
- * client on the same cores).
+ * serializes its bindings at once. Almost no request of this server logs, and that child
+ * was measurable on the call path (docs/benchmarks.md).
  */
 import type { FastifyBaseLogger } from 'fastify';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import type { ConnectorMCPRegistry } from '../registry/types.js';
 import type { ConnectorApp } from './connector-app.js';
 import { createApp, createWorld, legacyHeaders, type World } from './test-support/fixtures.js';
 
@@ -223,7 +223,7 @@ describe('MCP 2025-06-18 surface', () => {
 
   it('answers a call whose route was fenced after resolution with an error, never a fallback', async () => {
     // The route is removed between resolve() and the call: the binding it returned is stale.
-    const racing: ConnectorMCPRegistryApi = {
+    const racing: ConnectorMCPRegistry = {
       ...world.registry,
       resolve(name) {
         const binding = world.registry.resolve(name);

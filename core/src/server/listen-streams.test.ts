@@ -1,6 +1,6 @@
 /** The raw SSE frames of `subscriptions/listen` over a real socket. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
 import { createFakeUpstream, text } from './test-support/fake-upstream.js';
 import { createWorld, ENVELOPE, type World } from './test-support/fixtures.js';
@@ -184,7 +184,7 @@ describe('subscriptions/listen streams', () => {
 
   it('stops listening to the registry when the client goes away', async () => {
     let listeners = 0;
-    const counting: ConnectorMCPRegistryApi = {
+    const counting: ConnectorMCPRegistry = {
       ...world.registry,
       snapshot: () => world.registry.snapshot(),
       onListChanged(listener) {

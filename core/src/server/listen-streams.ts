@@ -16,7 +16,7 @@ import {
 import type { Logger } from 'pino';
 import type { TokenService, TokenSession } from '../auth/index.js';
 import { TuttiError } from '../errors/index.js';
-import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { SERVER_INFO } from './constants.js';
 import type { RpcId } from './json-rpc.js';
 
@@ -35,7 +35,7 @@ export interface ListenStreams {
 
 /** Options of {@link createListenStreams}. */
 export interface ListenStreamsOptions {
-  readonly registry: ConnectorMCPRegistryApi;
+  readonly registry: ConnectorMCPRegistry;
   readonly tokens: TokenService;
   readonly keepAliveMs: number;
   /** Most streams one token may hold open at once. */

@@ -8,7 +8,7 @@
  */
 import { SubscriptionFilterSchema } from '@modelcontextprotocol/core';
 import type { SubscriptionFilter } from '@modelcontextprotocol/server';
-import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { isPlainObject } from '../util/objects.js';
 import { CALL_RESULT_SERVER_INFO as SERVER_INFO_META, callResultJson } from './call-result-json.js';
 import { CACHE_HINT, MODERN_PROTOCOL_VERSION, RpcCode } from './constants.js';
@@ -49,10 +49,7 @@ export type ModernSurface = (
 ) => Promise<SurfaceResult | ListenStart>;
 
 /** The modern surface of one server over `registry` and its `tools`. */
-export function createModernSurface(
-  registry: ConnectorMCPRegistryApi,
-  tools: Tools,
-): ModernSurface {
+export function createModernSurface(registry: ConnectorMCPRegistry, tools: Tools): ModernSurface {
   const checkHeaders = createMcpHeaderChecks();
   return async (request, scope) => {
     const header: HeaderOf = (name) => {

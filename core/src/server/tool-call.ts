@@ -7,7 +7,7 @@
  */
 import type { CallSignal, UpstreamCallResult } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
-import type { ConnectorMCPRegistryApi } from '../registry/types.js';
+import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { isPlainObject } from '../util/objects.js';
 import { RpcCode } from './constants.js';
 import type { AbortCause } from './in-flight-calls.js';
@@ -36,7 +36,7 @@ export interface Tools {
 
 /** Options of {@link createTools}. */
 export interface ToolsOptions {
-  readonly registry: ConnectorMCPRegistryApi;
+  readonly registry: ConnectorMCPRegistry;
   readonly pageSize: number;
   /** Deepest nesting of objects and arrays accepted in arguments (the object is level 1). */
   readonly maxArgumentDepth: number;

@@ -6,6 +6,8 @@ import type { SecretRedactor } from '../process/secret-redactor.js';
 import type { ListChangedListener } from '../registry/types.js';
 import type { SessionHooks } from './hooks.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
+import type { SessionRecords } from './session-records.js';
+import type { PermissionMode } from './turn-types.js';
 import type {
   ConnectorRuntimePort,
   LaunchOptions,
@@ -57,6 +59,11 @@ export interface AgentSessionInfo {
   readonly reason?: string;
   /** How its agent ended, when it ended on its own. */
   readonly exit?: SessionExit;
+  /**
+   * How long each step of the last start took, in ms and in order (`prelaunch`, `spawn`,
+   * `handshake`, `prepare`, `project`, `materialize`, `open`): where a slow start spends it.
+   */
+  readonly startSteps?: Readonly<Record<string, number>>;
 }
 
 /** A `tools/list` served to a session's agent: the snapshot version, its tool count, when. */
@@ -77,6 +84,10 @@ export interface StartSessionRequest {
   readonly launch?: LaunchOptions;
   /** Reuse an id (e.g. when resuming after a daemon restart); default a random UUID. */
   readonly agentSessionId?: string;
+  /** What the agent's tools may do without asking (default `ask`). */
+  readonly permissions?: PermissionMode;
+  /** Settings of the provider to turn on (see `GET /v1/providers`). */
+  readonly settings?: readonly string[];
 }
 
 /** A provider's projection for a host that spawns the agent itself. */
@@ -85,6 +96,8 @@ export interface PreparedProjection {
   readonly params: ProviderParams;
   /** Environment to start the agent with, on top of `runtime.env`. */
   readonly env: Readonly<Record<string, string>>;
+  /** Arguments to add to the agent's command line, if any. */
+  readonly args?: readonly string[];
 }
 
 /** What the host-driven form of one provider needs. */
@@ -97,6 +110,10 @@ export interface PrepareSessionRequest {
   readonly agentSessionId?: string;
   /** What the agent declared in its handshake (ACP `agentCapabilities`), for kinds with one. */
   readonly agentCapabilities?: Readonly<Record<string, unknown>>;
+  /** What the agent's tools may do without asking (default `ask`). */
+  readonly permissions?: PermissionMode;
+  /** Settings of the provider to turn on (see `GET /v1/providers`). */
+  readonly settings?: readonly string[];
 }
 
 /** What the provider-neutral prepare-only form needs. */
@@ -146,6 +163,10 @@ export interface AgentSessionHostOptions {
    * (default 60 s); past it the start fails and the agent is stopped.
    */
   readonly agentTimeoutMs?: number;
+  /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
+  readonly permissionTimeoutMs?: number;
+  /** Where daemon-driven sessions are recorded, so they can come back after a restart. */
+  readonly records?: SessionRecords;
   /** Told about a session error nobody else reports (a refresh that failed, a close that failed). */
   readonly onProblem?: (session: SessionContext, message: string) => void;
 }

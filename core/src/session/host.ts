@@ -35,6 +35,7 @@ import {
 } from './open-session.js';
 import { stderrSentence } from './agent-channel.js';
 import { DefaultPreparer } from './preparer.js';
+import type { SessionRecord, StoredSession } from './session-records.js';
 import { guardProjections, projectSession } from './project-session.js';
 import type { AgentProvider, LiveSession, ResolvedLaunch } from './provider-contract.js';
 import {
@@ -51,11 +52,32 @@ import {
   sessionScope,
 } from './session-entry.js';
 import type { AgentProbe, SessionContext, SessionOperation } from './session-types.js';
+import { TurnRunner } from './turn-runner.js';
+import type { PermissionMode, PermissionOutcome, PromptBlock, TurnEvent } from './turn-types.js';
 
 const DEFAULT_MAX_SESSIONS = 64;
 const DEFAULT_AGENT_TIMEOUT_MS = 60_000;
+const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 /** How long a provider's protocol-level close may take before the processes are stopped. */
 const CLOSE_TIMEOUT_MS = 3_000;
+
+/** How long a turn waits for an agent that refreshes live to re-list after a refresh. */
+const RELIST_WAIT_MS = 5_000;
+/** Recorded sessions brought back at once after a restart (each spawns an agent). */
+const RESTORE_CONCURRENCY = 4;
+
+/**
+ * Resolves once the session's agent listed the tools its last live refresh (list_changed,
+ * native reload) brought, or after a bound wait: the agent re-lists on its own time.
+ */
+async function relisted(entry: SessionEntry): Promise<void> {
+  const refresh = entry.lastRefresh;
+  if (refresh?.strategy !== 'list-changed' && refresh?.strategy !== 'native-reload') return;
+  const deadline = Date.now() + RELIST_WAIT_MS;
+  while ((entry.toolsListed?.version ?? -1) < refresh.version && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 /** The session host the daemon composes; also the `host` a plugin's `apply` receives. */
 export class AgentSessionHost {
@@ -67,6 +89,7 @@ export class AgentSessionHost {
   readonly #sessions = new Map<string, SessionEntry>();
   readonly #pending = new Set<Promise<unknown>>();
   readonly #unsubscribe: (() => void) | undefined;
+  #restoring = 0;
   readonly #inherited: Readonly<Record<string, string>>;
   readonly #open: OpenServices;
 
@@ -87,9 +110,9 @@ export class AgentSessionHost {
     });
   }
 
-  /** Adds a provider; a second provider of the same name is refused. */
-  registerProvider(provider: AgentProvider): void {
-    if (this.#providers.has(provider.name)) {
+  /** Adds a provider; a second provider of the same name is refused unless `replace` is set. */
+  registerProvider(provider: AgentProvider, options: { readonly replace?: boolean } = {}): void {
+    if (this.#providers.has(provider.name) && !options.replace) {
       throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: provider.name });
     }
     const parsed = providerFlagsSchema.safeParse(provider.flags);
@@ -151,7 +174,12 @@ export class AgentSessionHost {
     const provider = this.#provider(request.provider);
     const entry = this.#addOrReuse(request, provider.name, provider.flags);
     try {
-      const setup = await this.#setup(entry, provider, { env: request.env ?? {} });
+      const setup = await this.#setup(
+        entry,
+        provider,
+        { env: request.env ?? {} },
+        request.settings,
+      );
       const { runtime, projection } = await sessionScope.run(entry.session.agentSessionId, () =>
         prepareHostSession(this.#open, provider, entry, setup, request.agentCapabilities),
       );
@@ -221,6 +249,67 @@ export class AgentSessionHost {
     return entry.handle;
   }
 
+  /**
+   * Starts a turn of a daemon-driven session: `listener` gets each event, the last one
+   * `end`. Resolves once the turn runs (its `done` resolves after `end`); rejects before
+   * any event when the session cannot take a turn now (one at a time).
+   */
+  async startTurn(
+    agentSessionId: string,
+    prompt: readonly PromptBlock[],
+    listener: (event: TurnEvent) => void,
+  ): Promise<{ done: Promise<void> }> {
+    const handle = this.handleOf(agentSessionId);
+    const entry = this.#entry(agentSessionId);
+    if (!handle.turn) {
+      throw new TuttiError('TUTTI_ERR_TURN_UNSUPPORTED', { provider: entry.session.provider });
+    }
+    if (entry.turn?.running || entry.turnStarting) {
+      throw new TuttiError('TUTTI_ERR_TURN_BUSY', { session: agentSessionId });
+    }
+    // A refresh the session owes lands before the turn, so the turn sees the tools it brings.
+    entry.turnStarting = true;
+    try {
+      await entry.refreshing.catch(() => {});
+      await relisted(entry);
+    } finally {
+      entry.turnStarting = false;
+    }
+    if (entry.status === 'exited') {
+      throw new TuttiError('TUTTI_ERR_SESSION_NOT_LIVE', {
+        session: agentSessionId,
+        status: entry.status,
+      });
+    }
+    const turn = sessionScope.run(
+      agentSessionId,
+      () =>
+        new TurnRunner(handle, prompt, listener, {
+          permissions: entry.session.permissions,
+          permissionTimeoutMs: this.#options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
+          provider: entry.session.provider,
+        }),
+    );
+    entry.turn = turn;
+    return { done: turn.done };
+  }
+
+  /** Cancels the running turn of a session; false when none runs. */
+  cancelTurn(agentSessionId: string): boolean {
+    return this.#entry(agentSessionId).turn?.cancel() ?? false;
+  }
+
+  /** Answers a permission request of the session's running turn. */
+  answerPermission(agentSessionId: string, requestId: string, outcome: PermissionOutcome): void {
+    const entry = this.#entry(agentSessionId);
+    if (!entry.turn?.answer(requestId, outcome)) {
+      throw new TuttiError('TUTTI_ERR_TURN_UNKNOWN_PERMISSION', {
+        session: agentSessionId,
+        request: requestId,
+      });
+    }
+  }
+
   /** Records a `tools/list` served to the session's agent (unknown sessions are ignored). */
   noteToolsListed(agentSessionId: string, listed: ToolsListedRecord): void {
     const entry = this.#sessions.get(agentSessionId);
@@ -232,6 +321,7 @@ export class AgentSessionHost {
     const entry = this.#entry(agentSessionId);
     this.#sessions.delete(agentSessionId);
     await this.#drop(entry);
+    await this.#options.records?.remove(agentSessionId).catch(() => {});
     this.#options.events?.publish({
       type: 'session.ended',
       session: agentSessionId,
@@ -279,6 +369,7 @@ export class AgentSessionHost {
     request: StartSessionRequest,
     operation: SessionOperation,
     providerSessionId: string | undefined,
+    startedAt?: string,
   ): Promise<AgentSessionInfo> {
     const provider = this.#provider(request.provider);
     const supported =
@@ -290,11 +381,16 @@ export class AgentSessionHost {
     const baseEnv = { ...this.#inherited, ...request.env };
     const entry = this.#add(request, provider.name, provider.flags, 'daemon', baseEnv, operation);
     try {
-      const setup = await this.#setup(entry, provider, {
-        env: { ...baseEnv, ...provider.launch?.env, ...request.launch?.env },
-        ...(request.launch?.command ? { command: request.launch.command } : {}),
-        ...(request.launch?.args ? { args: request.launch.args } : {}),
-      });
+      const setup = await this.#setup(
+        entry,
+        provider,
+        {
+          env: { ...baseEnv, ...provider.launch?.env, ...request.launch?.env },
+          ...(request.launch?.command ? { command: request.launch.command } : {}),
+          ...(request.launch?.args ? { args: request.launch.args } : {}),
+        },
+        request.settings,
+      );
       const handle = await this.#bounded(entry, provider, () =>
         sessionScope.run(entry.session.agentSessionId, () =>
           openDaemonSession(this.#open, provider, entry, setup, operation, providerSessionId),
@@ -303,6 +399,7 @@ export class AgentSessionHost {
       entry.handle = handle;
       if (entry.status === 'starting') entry.status = 'ready';
       if (entry.agent?.exit && !entry.agent.exit.expected) this.#agentEnded(entry, entry.agent);
+      await this.#record(entry, request, handle.providerSessionId, startedAt);
       this.#publishStarted(entry);
       return entryInfo(entry);
     } catch (error) {
@@ -311,6 +408,152 @@ export class AgentSessionHost {
       await this.#drop(entry);
       throw answer;
     }
+  }
+
+  /** Keeps the session's record (daemon-driven sessions, when the host keeps records). */
+  async #record(
+    entry: SessionEntry,
+    request: StartSessionRequest,
+    providerSessionId: string,
+    startedAt = new Date().toISOString(),
+  ): Promise<void> {
+    const records = this.#options.records;
+    if (!records) return;
+    const record: SessionRecord = {
+      agentSessionId: entry.session.agentSessionId,
+      workspaceId: entry.session.workspaceId,
+      provider: entry.session.provider,
+      ...(providerSessionId ? { providerSessionId } : {}),
+      cwd: entry.cwd,
+      launch: {
+        ...(request.launch?.command ? { command: request.launch.command } : {}),
+        ...(request.launch?.args ? { args: [...request.launch.args] } : {}),
+      },
+      permissions: entry.session.permissions,
+      settings: [...(request.settings ?? [])],
+      startedAt,
+    };
+    try {
+      await records.put(record, request.env ?? {}, request.launch?.env ?? {});
+    } catch (error) {
+      this.#options.onProblem?.(
+        entry.session,
+        `the session could not be recorded for a restart: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  /**
+   * Brings a recorded session back after a daemon restart, with a fresh binding and token:
+   * resumed when its provider can, else loaded; one that cannot come back is listed
+   * `needs-restart` with the reason (and `GET /v1/events` says so).
+   */
+  async restoreSession(stored: StoredSession): Promise<AgentSessionInfo> {
+    const { record } = stored;
+    const request: StartSessionRequest = {
+      provider: record.provider,
+      workspaceId: record.workspaceId,
+      cwd: record.cwd,
+      env: stored.env,
+      agentSessionId: record.agentSessionId,
+      permissions: record.permissions,
+      settings: record.settings,
+      launch: { ...record.launch, env: stored.launchEnv },
+    };
+    const provider = this.#providers.get(record.provider);
+    const reasons: string[] = [];
+    if (!provider) reasons.push(`no provider named "${record.provider}" is registered`);
+    else if (!record.providerSessionId) reasons.push('the agent never named its session');
+    else {
+      for (const operation of ['resume', 'load'] as const) {
+        const can = operation === 'resume' ? provider.resumeSession : provider.loadSession;
+        if (!can) continue;
+        try {
+          return await this.#start(request, operation, record.providerSessionId, record.startedAt);
+        } catch (error) {
+          reasons.push(`${operation}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      if (reasons.length === 0)
+        reasons.push(`provider "${record.provider}" can neither resume nor load`);
+    }
+    const entry = this.#add(
+      request,
+      record.provider,
+      provider?.flags ?? { httpMcp: false, listChanged: false },
+      'daemon',
+      { ...stored.env },
+      'resume',
+    );
+    entry.status = 'needs-restart';
+    entry.reason = `the session could not come back after the daemon restarted: ${reasons.join('; ')}`;
+    this.#options.events?.publish({
+      type: 'session.needs-restart',
+      session: record.agentSessionId,
+      provider: record.provider,
+      reason: entry.reason,
+    });
+    return entryInfo(entry);
+  }
+
+  /** True while {@link restoreSessions} runs. */
+  get restoring(): boolean {
+    return this.#restoring > 0;
+  }
+
+  /**
+   * Brings back every recorded session, a few at a time (each listed `starting` while it
+   * comes back), then publishes `sessions.restored` with how many came back. One that could
+   * not even be listed (the session limit, a clash of ids) is answered with its error.
+   */
+  async restoreSessions(
+    records: readonly StoredSession[] | Promise<readonly StoredSession[]>,
+  ): Promise<Array<{ stored: StoredSession; info?: AgentSessionInfo; error?: unknown }>> {
+    // Counted before the first await: a listing asked meanwhile says it is restoring.
+    this.#restoring += 1;
+    try {
+      const stored = await records;
+      const results: Array<{ stored: StoredSession; info?: AgentSessionInfo; error?: unknown }> =
+        [];
+      let next = 0;
+      const worker = async () => {
+        while (next < stored.length) {
+          const session = stored[next++]!;
+          try {
+            results.push({ stored: session, info: await this.restoreSession(session) });
+          } catch (error) {
+            results.push({ stored: session, error });
+          }
+        }
+      };
+      const workers = Math.min(RESTORE_CONCURRENCY, stored.length);
+      await Promise.all(Array.from({ length: workers }, worker));
+      const ready = results.filter((result) => result.info?.status === 'ready').length;
+      this.#options.events?.publish({
+        type: 'sessions.restored',
+        resumed: ready,
+        needsRestart: results.length - ready,
+      });
+      return results;
+    } finally {
+      this.#restoring -= 1;
+    }
+  }
+
+  /**
+   * Stops every session for a daemon shutdown: agents stopped and tokens revoked, but the
+   * records and the folders a daemon-driven session needs to come back are kept.
+   */
+  async suspend(): Promise<void> {
+    this.#unsubscribe?.();
+    await Promise.allSettled(
+      [...this.#sessions.values()].map(async (entry) => {
+        this.#sessions.delete(entry.session.agentSessionId);
+        if (entry.mode === 'host') return this.#drop(entry);
+        return this.#drop(entry, { keepFiles: true });
+      }),
+    );
+    await this.settled();
   }
 
   #agentTimeoutMs(): number {
@@ -364,7 +607,12 @@ export class AgentSessionHost {
   }
 
   #add(
-    request: { agentSessionId?: string; workspaceId: string; cwd: string },
+    request: {
+      agentSessionId?: string;
+      workspaceId: string;
+      cwd: string;
+      permissions?: PermissionMode;
+    },
     provider: string,
     flags: SessionContext['capabilities'],
     mode: SessionEntry['mode'],
@@ -382,6 +630,7 @@ export class AgentSessionHost {
       workspaceId: request.workspaceId,
       provider,
       capabilities: Object.freeze({ ...flags }),
+      permissions: request.permissions ?? 'ask',
     });
     const entry = createEntry({
       session,
@@ -406,6 +655,7 @@ export class AgentSessionHost {
       workspaceId: string;
       cwd: string;
       env?: Readonly<Record<string, string>>;
+      permissions?: PermissionMode;
     },
     provider: string,
     flags: SessionContext['capabilities'],
@@ -433,6 +683,7 @@ export class AgentSessionHost {
     entry: SessionEntry,
     provider: AgentProvider,
     launch: { command?: string; args?: readonly string[]; env: Readonly<Record<string, string>> },
+    settings: readonly string[] = [],
   ) {
     const resolved: ResolvedLaunch = Object.freeze({
       command: launch.command ?? provider.launch?.command,
@@ -448,6 +699,7 @@ export class AgentSessionHost {
         onAgentExit: (ended, agent) => this.#agentEnded(ended, agent),
       },
       this.#agentTimeoutMs(),
+      settings,
     );
   }
 
@@ -480,6 +732,7 @@ export class AgentSessionHost {
     if (entry.status === 'exited') return;
     entry.status = 'exited';
     entry.reason = reason;
+    entry.turn?.cancel();
     this.#options.events?.publish({
       type: 'session.ended',
       session: entry.session.agentSessionId,
@@ -490,7 +743,8 @@ export class AgentSessionHost {
   }
 
   /** Closes the handle (bounded), stops every process, removes the folder, revokes the token. */
-  async #drop(entry: SessionEntry): Promise<void> {
+  async #drop(entry: SessionEntry, options: { keepFiles?: boolean } = {}): Promise<void> {
+    entry.turn?.cancel();
     await entry.refreshing.catch(() => {});
     const close = entry.handle?.close?.();
     if (close) {
@@ -501,13 +755,13 @@ export class AgentSessionHost {
       await Promise.race([close.catch(() => {}), timeout]);
       clearTimeout(timer);
     }
-    await this.#stop(entry);
+    await this.#stop(entry, options);
   }
 
-  async #stop(entry: SessionEntry): Promise<void> {
+  async #stop(entry: SessionEntry, options: { keepFiles?: boolean } = {}): Promise<void> {
     await Promise.allSettled([...entry.processes].map((agent) => agent.terminate()));
     if (entry.agent) await entry.agent.terminate().catch(() => {});
-    await entry.files.remove().catch(() => {});
+    if (!options.keepFiles) await entry.files.remove().catch(() => {});
     const { workspaceId, agentSessionId } = entry.session;
     try {
       await this.#options.tokens.revokeSession(workspaceId, agentSessionId);

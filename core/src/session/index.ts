@@ -14,3 +14,5 @@ export * from './provider-contract.js';
 export { currentSessionId } from './session-entry.js';
 export { type SessionFiles, sessionFiles } from './session-files.js';
 export * from './session-types.js';
+export * from './turn-types.js';
+export * from './session-records.js';

@@ -35,6 +35,7 @@ export function hookContext(
     ...(providerSessionId === undefined ? {} : { providerSessionId }),
     ...(entry.declared ? { declared: entry.declared } : {}),
     filesDir: entry.files.dir,
+    drivenBy: entry.mode,
   });
 }
 
@@ -49,19 +50,33 @@ export async function openDaemonSession(
 ): Promise<LiveSession> {
   let state: unknown;
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
-  const agent = provider.handshake ? setup.spawn() : undefined;
+  entry.startSteps = {};
+  const step = stepClock(entry.startSteps);
+  const pre = provider.handshake ? ((await provider.prelaunch?.(setup)) ?? {}) : {};
+  step('prelaunch');
+  const agent = provider.handshake
+    ? setup.spawn({
+        ...(pre.env ? { env: pre.env } : {}),
+        ...(pre.args ? { args: [...setup.launch.args, ...pre.args] } : {}),
+      })
+    : undefined;
   if (agent && provider.handshake) {
     await agent.started;
+    step('spawn');
     const handshake = await provider.handshake(agent, setup);
     state = handshake.state;
     if (handshake.declared) entry.declared = handshake.declared;
     probe =
       handshake.declared && provider.probeOf ? provider.probeOf(handshake.declared) : undefined;
+    step('handshake');
   }
   const runtime = await services.prepare(entry, probe);
+  step('prepare');
   const context = hookContext(entry, operation, providerSessionId);
   const params = await projectSession(services.hooks, provider, runtime, context);
+  step('project');
   const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
+  step('materialize');
   const open =
     operation === 'new'
       ? provider.newSession
@@ -71,15 +86,27 @@ export async function openDaemonSession(
   if (!open) {
     throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
   }
-  return open.call(provider, {
+  const live = await open.call(provider, {
     setup,
     params: params as never,
     runtime,
     state,
     agent,
     ...(providerSessionId === undefined ? {} : { providerSessionId }),
-    env: { ...runtime.env, ...materialized.env },
+    env: { ...runtime.env, ...pre.env, ...materialized.env },
   });
+  step('open');
+  return live;
+}
+
+/** Records into `steps` the ms since the previous mark under each name it is called with. */
+function stepClock(steps: Record<string, number>): (name: string) => void {
+  let last = performance.now();
+  return (name) => {
+    const now = performance.now();
+    steps[name] = Math.round((now - last) * 10) / 10;
+    last = now;
+  };
 }
 
 /** Prepares, projects and materializes a host-driven session of `provider`. */
@@ -91,6 +118,7 @@ export async function prepareHostSession(
   declared: Readonly<Record<string, unknown>> | undefined,
 ): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection }> {
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
+  const pre = (await provider.prelaunch?.(setup)) ?? {};
   if (provider.handshake) {
     if (!declared) {
       throw new TuttiError('TUTTI_ERR_SESSION_DECLARATION_NEEDED', { provider: provider.name });
@@ -102,7 +130,14 @@ export async function prepareHostSession(
   const context = hookContext(entry, 'new', undefined);
   const params = await projectSession(services.hooks, provider, runtime, context);
   const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
-  return { runtime, projection: Object.freeze({ params, env: { ...materialized.env } }) };
+  return {
+    runtime,
+    projection: Object.freeze({
+      params,
+      env: { ...pre.env, ...materialized.env },
+      ...(pre.args?.length ? { args: [...pre.args] } : {}),
+    }),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ const session: SessionContext = Object.freeze({
   workspaceId: 'ws-1',
   provider: 'test',
   capabilities: { httpMcp: true, listChanged: false },
+  permissions: 'ask',
 });
 
 function setup() {

@@ -9,6 +9,7 @@
 import type { MCPServerBinding, PreparedRuntime, ProviderFlags } from '../contracts/index.js';
 import type { AgentProcess, AgentSpawnSpec } from '../process/agent-process.js';
 import type { SessionFiles } from './session-files.js';
+import type { PromptBlock, StopReason, TurnSink } from './turn-types.js';
 import type {
   AgentProbe,
   LaunchOptions,
@@ -38,6 +39,8 @@ export interface SessionSetup {
   readonly files: SessionFiles;
   /** Longest time one request to the agent may take (the host's agent timeout). */
   readonly timeoutMs: number;
+  /** Settings of the provider the session request turned on (e.g. trusting the workspace). */
+  readonly settings: readonly string[];
   /**
    * Starts an agent process: the one way to, for every provider. Missing fields come from
    * `launch` (`env` is merged over it). The newest process is the session's agent: its
@@ -78,14 +81,22 @@ export interface LiveSession<P = ProviderParams> {
   reload?(params: P): Promise<boolean>;
   /** Arranges a reconnect of the agent's MCP servers before its next turn; false when it cannot. */
   reconnectBeforeNextTurn?(): Promise<boolean>;
+  /**
+   * Runs one turn: sends the prompt, streams what the agent does to `sink`, asks `sink`
+   * before a tool runs when the agent asks, interrupts the agent when `sink.signal` aborts,
+   * and resolves how the turn ended. Absent: the agent takes no turns through the daemon.
+   */
+  turn?(prompt: readonly PromptBlock[], sink: TurnSink): Promise<StopReason>;
   /** Ends the session at protocol level (e.g. ACP `session/close`); the host stops the processes after. */
   close?(): Promise<void>;
 }
 
-/** What `materialize` wrote for the agent to read at start. */
+/** What `prelaunch` or `materialize` wrote for the agent to read at start. */
 export interface Materialized {
   /** Environment to start the agent with (e.g. `CODEX_HOME` pointing at a written home). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Arguments added to the agent's command line (`prelaunch` only). */
+  readonly args?: readonly string[];
 }
 
 /** One kind of agent; `P` is its params type (by default the one `ProviderParamsMap` names). */
@@ -101,6 +112,12 @@ export interface AgentProvider<N extends string = string, S = unknown, P = Param
    * `initialize`): the host spawns the agent first and calls this on it.
    */
   handshake?(agent: AgentProcess, setup: SessionSetup): Promise<Handshake<S>>;
+  /**
+   * Writes what the agent needs before it starts, for kinds with a handshake (a home it is
+   * pointed at, settings the session turned on); holds no connector context yet, which
+   * `materialize` adds once the handshake said the session is bound.
+   */
+  prelaunch?(setup: SessionSetup): Promise<Materialized | undefined>;
   /** What an agent's declaration means for the connector context (with `handshake`). */
   probeOf?(declared: Readonly<Record<string, unknown>>): AgentProbe;
   /** The MCP server bindings `params` carry, read back for the host's binding check. */

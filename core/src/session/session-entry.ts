@@ -20,6 +20,7 @@ import type {
   ToolsListedRecord,
 } from './host-types.js';
 import type { LiveSession, ResolvedLaunch, SessionSetup } from './provider-contract.js';
+import type { TurnRunner } from './turn-runner.js';
 import { type SessionFiles, sessionFiles } from './session-files.js';
 import type { SessionContext, SessionOperation } from './session-types.js';
 
@@ -45,7 +46,13 @@ export interface SessionEntry {
   exit?: SessionExit;
   /** Host-driven sessions: the newest projection, for the host to fetch. */
   projection?: PreparedProjection;
+  /** The turn running now (daemon-driven sessions). */
+  turn?: TurnRunner;
+  /** A turn waits for the session's refresh before it starts. */
+  turnStarting?: boolean;
   refreshing: Promise<unknown>;
+  /** How long each step of the last start took (ms), in order. */
+  startSteps?: Record<string, number>;
   /** Undo functions of secrets registered with the redactor for this session. */
   readonly forget: (() => void)[];
 }
@@ -103,6 +110,7 @@ export function entryInfo(entry: SessionEntry): AgentSessionInfo {
     connector: entry.connector,
     ...(entry.handle ? { providerSessionId: entry.handle.providerSessionId } : {}),
     ...(pid ? { pid } : {}),
+    ...(entry.startSteps ? { startSteps: { ...entry.startSteps } } : {}),
     ...(entry.lastRefresh ? { lastRefresh: entry.lastRefresh } : {}),
     ...(entry.toolsListed ? { toolsListed: entry.toolsListed } : {}),
     ...(entry.reason ? { reason: entry.reason } : {}),
@@ -124,6 +132,7 @@ export function createSetup(
   launch: ResolvedLaunch,
   services: SpawnServices,
   timeoutMs: number,
+  settings: readonly string[],
 ): SessionSetup {
   const provider = entry.session.provider;
   return Object.freeze({
@@ -132,6 +141,7 @@ export function createSetup(
     launch,
     files: entry.files,
     timeoutMs,
+    settings: Object.freeze([...settings]),
     spawn(spec: Partial<AgentSpawnSpec> = {}) {
       const command = spec.command ?? launch.command;
       if (!command) throw new TuttiError('TUTTI_ERR_PROVIDER_NO_COMMAND', { provider });

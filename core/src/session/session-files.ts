@@ -3,7 +3,7 @@
  * instructions file): mode 0700, created on first use, files written 0600, removed when
  * the session ends.
  */
-import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 
 /** A session's folder. */
@@ -14,7 +14,10 @@ export interface SessionFiles {
   ensure(): Promise<string>;
   /** Writes `content` to `name` inside the folder (0600, atomically); resolves the path. */
   write(name: string, content: string): Promise<string>;
-  /** Creates a symbolic link `name` inside the folder pointing at `target`; resolves the path. */
+  /**
+   * Creates a symbolic link `name` inside the folder pointing at `target` (replacing a link
+   * of an earlier run of the same session, kept across a daemon restart); resolves the path.
+   */
   link(target: string, name: string): Promise<string>;
   /** Removes the folder and everything in it. Idempotent. */
   remove(): Promise<void>;
@@ -55,6 +58,8 @@ export function sessionFiles(dir: string): SessionFiles {
       const path = inside(name);
       await ensure();
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      const existing = await lstat(path).catch(() => undefined);
+      if (existing?.isSymbolicLink()) await unlink(path);
       await symlink(target, path);
       return path;
     },

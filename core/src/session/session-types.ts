@@ -4,6 +4,7 @@
  * type, so every other session module may import it.
  */
 import type { ProviderFlags } from '../contracts/index.js';
+import type { PermissionMode } from './turn-types.js';
 
 /** Identity of one agent session, as hooks and providers see it. Holds no secrets. */
 export interface SessionContext {
@@ -14,6 +15,8 @@ export interface SessionContext {
   readonly provider: string;
   /** The flags the provider declared. */
   readonly capabilities: Readonly<ProviderFlags>;
+  /** What the agent's tools may do without asking (`ask` unless the request said otherwise). */
+  readonly permissions: PermissionMode;
 }
 
 /** Which wire operation opens a session. */
@@ -28,6 +31,8 @@ export interface SessionHookContext extends SessionContext {
   readonly declared?: Readonly<Record<string, unknown>>;
   /** The session's own folder (mode 0700, removed when the session ends). */
   readonly filesDir: string;
+  /** `daemon`: the daemon drives the agent (turns, permissions); `host`: the host does. */
+  readonly drivenBy: 'daemon' | 'host';
 }
 
 /** Issues and revokes the per-session bearer tokens of the loopback `connector` server. */

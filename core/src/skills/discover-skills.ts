@@ -7,7 +7,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { SkillSummary } from '../routes/connector-summary.js';
+import type { SkillSummary } from '../catalog/connector-summary.js';
 import { firstHeading, parseSkillFile } from './frontmatter.js';
 import {
   DEFAULT_SKILL_LIMITS,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { TuttiError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { Secret } from './secret.js';
+import { createSecret, type Secret } from './secret.js';
 
 /** Authorization kinds that take a credential. */
 export type CredentialKind = 'api_key' | 'oauth2';
@@ -77,7 +77,7 @@ export async function readCredential(dir: string, key: string): Promise<Credenti
     });
   }
   const { kind, secret, updatedAt } = parsed.data;
-  return { kind, secret: new Secret(secret), updatedAt };
+  return { kind, secret: createSecret(secret), updatedAt };
 }
 
 /** Writes `key`'s credential atomically with mode 0600. */

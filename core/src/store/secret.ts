@@ -3,37 +3,27 @@ import { inspect } from 'node:util';
 
 const REDACTED = '[redacted]';
 
+/** A credential value that prints, logs and serializes as `[redacted]`. */
+export interface Secret {
+  /** The secret value; hand it only to the upstream process or request that needs it. */
+  reveal(): string;
+  /** True when both hold the same value. */
+  equals(other: Secret): boolean;
+  toString(): string;
+  toJSON(): string;
+}
+
 /**
  * Wraps a secret so that printing, logging or serializing it yields `[redacted]`;
  * only {@link Secret.reveal} returns the value.
  * @example headers.Authorization = `Bearer ${credential.secret.reveal()}`;
  */
-export class Secret {
-  readonly #value: string;
-
-  constructor(value: string) {
-    this.#value = value;
-  }
-
-  /** The secret value; hand it only to the upstream process or request that needs it. */
-  reveal(): string {
-    return this.#value;
-  }
-
-  /** True when both hold the same value. */
-  equals(other: Secret): boolean {
-    return this.#value === other.#value;
-  }
-
-  toString(): string {
-    return REDACTED;
-  }
-
-  toJSON(): string {
-    return REDACTED;
-  }
-
-  [inspect.custom](): string {
-    return REDACTED;
-  }
+export function createSecret(value: string): Secret {
+  return Object.freeze({
+    reveal: () => value,
+    equals: (other: Secret) => other.reveal() === value,
+    toString: () => REDACTED,
+    toJSON: () => REDACTED,
+    [inspect.custom]: () => REDACTED,
+  });
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
-import { Secret } from './secret.js';
+import { createSecret } from './secret.js';
 import { openStore } from './store.js';
 import { cleanUp, FIXTURES, tempDir } from './store-test-support.js';
 
@@ -80,7 +80,7 @@ describe('connector store: credentials', () => {
   it('takes a new revision only when the credential actually changes', async () => {
     const { store } = await storeWith('remote-docs');
     expect((await store.setCredential('remote-docs', SECRET)).revision).toBe(2);
-    expect(await store.setCredential('remote-docs', new Secret(SECRET))).toEqual({
+    expect(await store.setCredential('remote-docs', createSecret(SECRET))).toEqual({
       key: 'remote-docs',
       revision: 2,
       changed: false,

@@ -34,7 +34,7 @@ import {
 } from './good-releases.js';
 import { readGuardedJson, writeGuardedJson } from './guarded-json-file.js';
 import { copyRelease } from './release-copy.js';
-import { Secret } from './secret.js';
+import { createSecret, type Secret } from './secret.js';
 import { createSerialQueue, withTimeLimit } from './serial-queue.js';
 import { EMPTY_STATE, type StoreState, storeStateSchema } from './store-state.js';
 import type {
@@ -288,7 +288,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   const setCredential = queued(
     async (key: string, secret: string | Secret): Promise<RevisionChange> => {
       const view = requireInstalled(key);
-      const wrapped = typeof secret === 'string' ? new Secret(secret) : secret;
+      const wrapped = typeof secret === 'string' ? createSecret(secret) : secret;
       const auth = view.manifest.auth;
       if (auth.kind === 'none') throw new TuttiError('TUTTI_ERR_STORE_NO_CREDENTIAL', { key });
       checkSecret(key, wrapped);

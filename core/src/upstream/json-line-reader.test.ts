@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonLineReader } from './json-line-reader.js';
+import { createJsonLineReader, type JsonLineReader } from './json-line-reader.js';
 
 function drain(reader: JsonLineReader): unknown[] {
   const out: unknown[] = [];
@@ -9,7 +9,7 @@ function drain(reader: JsonLineReader): unknown[] {
 
 describe('JsonLineReader', () => {
   it('yields each complete line once, across chunk boundaries and CRLF endings', () => {
-    const reader = new JsonLineReader();
+    const reader = createJsonLineReader();
     reader.append(Buffer.from('{"a":1}\n{"b":'));
     expect(drain(reader)).toEqual([{ a: 1 }]);
     reader.append(Buffer.from('"é"}\r\n[1,2]\n'));
@@ -19,20 +19,20 @@ describe('JsonLineReader', () => {
 
   it('keeps a multi-byte character split between chunks intact', () => {
     const bytes = Buffer.from('{"t":"日本"}\n');
-    const reader = new JsonLineReader();
+    const reader = createJsonLineReader();
     reader.append(bytes.subarray(0, 8));
     reader.append(bytes.subarray(8));
     expect(drain(reader)).toEqual([{ t: '日本' }]);
   });
 
   it('skips lines that are not JSON, as the SDK reader does', () => {
-    const reader = new JsonLineReader();
+    const reader = createJsonLineReader();
     reader.append(Buffer.from('server starting...\n{"ok":true}\n\n'));
     expect(drain(reader)).toEqual([{ ok: true }]);
   });
 
   it('throws and forgets everything when unfinished bytes pass the bound', () => {
-    const reader = new JsonLineReader(16);
+    const reader = createJsonLineReader(16);
     reader.append(Buffer.from('{"a":'));
     expect(() => reader.append(Buffer.from('"0123456789abc"'))).toThrow(/maximum size of 16/);
     reader.append(Buffer.from('{"b":2}\n'));

@@ -10,44 +10,48 @@ export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /** Collects chunks and yields each complete line's `JSON.parse` value. */
-export class JsonLineReader {
-  #pending: Buffer | undefined;
-  readonly #maxBytes: number;
-
-  constructor(maxBytes = MAX_LINE_BYTES) {
-    this.#maxBytes = maxBytes;
-  }
-
+export interface JsonLineReader {
   /** Adds a chunk; throws (and forgets everything) when the unfinished bytes exceed the bound. */
-  append(chunk: Buffer): void {
-    const size = (this.#pending?.length ?? 0) + chunk.length;
-    if (size > this.#maxBytes) {
-      this.#pending = undefined;
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`);
-    }
-    this.#pending = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
-  }
-
+  append(chunk: Buffer): void;
   /** The next complete line's parsed JSON, or undefined when no complete line is left. */
-  next(): { value: unknown } | undefined {
-    while (this.#pending) {
-      const end = this.#pending.indexOf(NEWLINE);
-      if (end === -1) return undefined;
-      const cut = end > 0 && this.#pending[end - 1] === 0x0d ? end - 1 : end;
-      const line = this.#pending.toString('utf8', 0, cut);
-      this.#pending = end + 1 < this.#pending.length ? this.#pending.subarray(end + 1) : undefined;
-      try {
-        return { value: JSON.parse(line) };
-      } catch (error) {
-        if (error instanceof SyntaxError) continue;
-        throw error;
-      }
-    }
-    return undefined;
-  }
-
+  next(): { value: unknown } | undefined;
   /** Forgets unfinished bytes. */
-  clear(): void {
-    this.#pending = undefined;
-  }
+  clear(): void;
+}
+
+/**
+ * A reader that keeps at most `maxBytes` of one unfinished line.
+ * @example const reader = createJsonLineReader(); reader.append(chunk); reader.next();
+ */
+export function createJsonLineReader(maxBytes = MAX_LINE_BYTES): JsonLineReader {
+  let pending: Buffer | undefined;
+  return {
+    append(chunk) {
+      const size = (pending?.length ?? 0) + chunk.length;
+      if (size > maxBytes) {
+        pending = undefined;
+        throw new Error(`ReadBuffer exceeded maximum size of ${maxBytes} bytes`);
+      }
+      pending = pending ? Buffer.concat([pending, chunk]) : chunk;
+    },
+    next() {
+      while (pending) {
+        const end = pending.indexOf(NEWLINE);
+        if (end === -1) return undefined;
+        const cut = end > 0 && pending[end - 1] === 0x0d ? end - 1 : end;
+        const line = pending.toString('utf8', 0, cut);
+        pending = end + 1 < pending.length ? pending.subarray(end + 1) : undefined;
+        try {
+          return { value: JSON.parse(line) };
+        } catch (error) {
+          if (error instanceof SyntaxError) continue;
+          throw error;
+        }
+      }
+      return undefined;
+    },
+    clear() {
+      pending = undefined;
+    },
+  };
 }

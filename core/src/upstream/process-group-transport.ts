@@ -22,7 +22,7 @@ import type {
   SpawnGroupOptions,
   SupervisedProcess,
 } from '../process/index.js';
-import { JsonLineReader } from './json-line-reader.js';
+import { createJsonLineReader } from './json-line-reader.js';
 
 /** A Transport whose `start()` spawns the server as the leader of its own group. */
 export class ProcessGroupTransport implements Transport {
@@ -34,7 +34,7 @@ export class ProcessGroupTransport implements Transport {
 
   readonly #supervisor: ProcessSupervisor;
   readonly #spec: SpawnGroupOptions;
-  readonly #readBuffer = new JsonLineReader();
+  readonly #readBuffer = createJsonLineReader();
   #process: SupervisedProcess | undefined;
   #exitInfo: ProcessExitInfo | undefined;
   #closedFired = false;

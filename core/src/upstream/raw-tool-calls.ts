@@ -95,7 +95,7 @@ function decodeResult(raw: unknown): UpstreamCallResult | string {
 }
 
 /**
- * Creates the raw call path over one transport; the caller routes every parsed incoming
+ * Creates the raw call path over one transport; the caller hands every parsed incoming
  * message through `intercept` before anything else sees it.
  */
 export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {

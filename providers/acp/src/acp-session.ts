@@ -3,8 +3,9 @@
  * through `session/resume`, or `session/load`, whichever the agent declared: a changed
  * binding makes opencode reconnect in the same process, an identical one does not.
  */
-import type { LiveSession } from '@tutti/core';
+import type { LiveSession, PromptBlock, StopReason, TurnSink } from '@tutti/core';
 import type { AcpConnection } from './acp-connection.js';
+import { acpTurns } from './acp-turn.js';
 import type { AcpSessionParams } from './project-params.js';
 
 /** Timeout of `session/close`; the host stops the process group after it anyway. */
@@ -32,9 +33,16 @@ export function reloadOperation(
 /** One ACP agent process holding one session. */
 export class AcpSession implements LiveSession<AcpSessionParams> {
   readonly #state: AcpSessionState;
+  readonly #turn: (prompt: readonly PromptBlock[], sink: TurnSink) => Promise<StopReason>;
 
   constructor(state: AcpSessionState) {
     this.#state = state;
+    this.#turn = acpTurns(state.connection, state.providerSessionId);
+  }
+
+  /** Runs one turn (`session/prompt`). */
+  turn(prompt: readonly PromptBlock[], sink: TurnSink): Promise<StopReason> {
+    return this.#turn(prompt, sink);
   }
 
   get providerSessionId(): string {

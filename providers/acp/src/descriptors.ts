@@ -21,30 +21,67 @@ export interface AcpAgentDescriptor {
   readonly requestTimeoutMs?: number;
   /** Bounds of the agent's stdio channel (line length, noise, messages per second). */
   readonly limits?: Partial<ChannelLimits>;
+  /** A session-scoped home the agent is pointed at (its own config folder variable). */
+  readonly home?: AgentHome;
+  /** How connector skills reach the agent's own skill scanner. */
+  readonly skills?: SkillsDelivery;
+  /** How the guidance reaches the agent's own instructions. */
+  readonly guidance?: GuidanceDelivery;
+  /**
+   * Settings that change what the agent trusts, never set silently: a session turns one on
+   * by naming it in its request (`settings`).
+   */
+  readonly settings?: Readonly<Record<string, AgentSetting>>;
 }
 
-/** Environment that keeps opencode offline and free of downloads (AGENT-CLIENTS.md). */
-export const OPENCODE_OFFLINE_ENV: Readonly<Record<string, string>> = Object.freeze({
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-  OPENCODE_DISABLE_SHARE: '1',
-});
+/** A session-scoped home; see `agent-home.ts`. */
+export interface AgentHome {
+  /** The variable that points the agent at its home, e.g. `OPENCODE_CONFIG_DIR`. */
+  readonly env: string;
+  /** `adds`: read beside the user's folder; `replaces`: read instead of it. */
+  readonly mode: 'adds' | 'replaces';
+  /** Where the user's own folder is, first match wins: `$CODEX_HOME`, `~/.codex`. */
+  readonly user: readonly string[];
+  /** Entries of the user's folder linked into the home (`replaces` links every entry). */
+  readonly link: readonly string[];
+  /** Entries the agent writes and needs later (its sessions): kept in the user's folder, linked. */
+  readonly keep: readonly string[];
+  /** Files written into the home (a name ending in `/` is a folder). */
+  readonly seed: Readonly<Record<string, string>>;
+}
 
-/**
- * opencode: `opencode acp`; declares HTTP MCP. Its MCP client honours list_changed, but it
- * speaks MCP 2025-06-18, where the `connector` server is POST-only and declares
- * `tools.listChanged=false`: no notification reaches it (its GET event stream gets 405), so
- * it is refreshed by native reload (`session/resume` with a new binding) instead.
- */
-export const opencodeDescriptor: AcpAgentDescriptor = Object.freeze({
-  name: 'opencode',
-  command: 'opencode',
-  args: ['acp'],
-  env: OPENCODE_OFFLINE_ENV,
-  listChanged: false,
-});
+/** How connector skills reach the agent. */
+export type SkillsDelivery =
+  /** Linked into `<home>/<dir>`, beside the user's own skills. */
+  | { readonly via: 'home'; readonly dir: string }
+  /**
+   * A Claude Code plugin folder in the session, named in `session/new` `_meta` at the dotted
+   * `path` by `value` (`"{dir}"` is the folder).
+   */
+  | { readonly via: 'claude-plugin'; readonly path: string; readonly value: unknown }
+  | { readonly via: 'none' };
+
+/** How the guidance reaches the agent's instructions. */
+export type GuidanceDelivery =
+  /** Written as `<home>/<file>`, after the user's own `include` file (relative to their folder). */
+  | { readonly via: 'home-file'; readonly file: string; readonly include?: string }
+  /** Written as `<home>/<file>`, named by a JSON config `<home>/<config>` (`"{file}"` is its path). */
+  | {
+      readonly via: 'config-file';
+      readonly file: string;
+      readonly config: string;
+      readonly value: Readonly<Record<string, unknown>>;
+    }
+  /** Put into `session/new` `_meta` at the dotted `path` as `value` (`"{guidance}"` is the text). */
+  | { readonly via: 'meta'; readonly path: string; readonly value: unknown }
+  | { readonly via: 'none' };
+
+/** A setting a session may turn on. */
+export interface AgentSetting {
+  readonly description: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly args?: readonly string[];
+}
 
 /** Any ACP agent: the caller gives `launch.command` (and args). */
 export const genericAcpDescriptor: AcpAgentDescriptor = Object.freeze({ name: 'acp' });

@@ -1,10 +1,11 @@
 /**
- * @tutti/provider-acp: the ACP provider plugin. Registers one provider per descriptor
- * (`opencode`, and `acp` for any ACP command given as `launch.command`).
+ * @tutti/provider-acp: the generic ACP engine, and the plugin that registers `acp` (any ACP
+ * command given as `launch.command`). The ACP agents known by name are descriptors, run by
+ * this engine from the agent-descriptors plugin (plugins/agent-descriptors).
  */
 import { definePlugin } from '@tutti/core';
 import { installAcpAgent } from './acp-provider.js';
-import { genericAcpDescriptor, opencodeDescriptor } from './descriptors.js';
+import { genericAcpDescriptor } from './descriptors.js';
 
 export { type AcpConnection, connectAcp } from './acp-connection.js';
 export { type AcpState, createAcpProvider, installAcpAgent } from './acp-provider.js';
@@ -23,7 +24,6 @@ export default definePlugin({
   name: '@tutti/provider-acp',
   version: '0.1.0',
   apply(host) {
-    installAcpAgent(host, opencodeDescriptor);
     installAcpAgent(host, genericAcpDescriptor);
   },
 });

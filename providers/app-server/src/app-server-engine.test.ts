@@ -8,7 +8,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { isProcessGroupAlive as groupHasLiveMember, type PreparedRuntime } from '@tutti/core';
+import type { PreparedRuntime } from '@tutti/core';
+import { isProcessGroupAlive as groupHasLiveMember } from '@tutti/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
 import {

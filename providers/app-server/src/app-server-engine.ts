@@ -20,6 +20,11 @@ export interface AppServerMcpStatus {
   [key: string]: unknown;
 }
 
+/** One input item of `turn/start`. */
+export type TurnInputItem =
+  | { type: 'text'; text: string; text_elements: unknown[] }
+  | { type: 'image'; url: string };
+
 /** Result of `mcpServer/tool/call` (an MCP `CallToolResult`). */
 export interface AppServerToolResult {
   content: unknown[];
@@ -58,7 +63,10 @@ export class AppServerEngine {
   private rpc: StdioRpc;
   private readonly threads = new Map<string, ThreadState>();
   private readonly notificationListeners = new Set<(n: AgentNotification) => void>();
+  private readonly requestHandlers = new Map<string, (params: unknown) => Promise<unknown>>();
+  private readonly faultListeners = new Set<(error: TuttiError) => void>();
   private reconnectPending = false;
+  private restarting = false;
   private closed = false;
 
   private constructor(
@@ -173,9 +181,14 @@ export class AppServerEngine {
    */
   async reconnect(): Promise<ReadonlyMap<string, string>> {
     this.assertOpen('reconnect');
-    await this.rpc.close();
-    this.rpc = await launch(this.options);
-    this.wire(this.rpc);
+    this.restarting = true;
+    try {
+      await this.rpc.close();
+      this.rpc = await launch(this.options);
+      this.wire(this.rpc);
+    } finally {
+      this.restarting = false;
+    }
     this.reconnectPending = false;
     const ids = new Map<string, string>();
     for (const [original, state] of this.threads) {
@@ -200,12 +213,14 @@ export class AppServerEngine {
    * Starts a turn with text input (`turn/start`); reconnects first when a refresh is
    * pending. Resolves the turn id; follow progress with {@link onNotification}.
    */
-  async startTurn(threadId: string, text: string): Promise<string> {
+  async startTurn(threadId: string, input: string | readonly TurnInputItem[]): Promise<string> {
     if (this.reconnectPending) await this.reconnect();
     const state = this.threads.get(threadId);
+    const items =
+      typeof input === 'string' ? [{ type: 'text', text: input, text_elements: [] }] : input;
     const result = await this.request<{ turn: { id: string } }>('turn/start', {
       threadId: this.threadId(threadId),
-      input: [{ type: 'text', text, text_elements: [] }],
+      input: items,
     });
     if (state) state.persisted = true;
     return result.turn.id;
@@ -215,6 +230,26 @@ export class AppServerEngine {
   async request<T>(method: string, params: unknown): Promise<T> {
     this.assertOpen(method);
     return this.rpc.request<T>(method, params);
+  }
+
+  /** Answers the agent's `method` requests (approvals) with `handler`, across reconnects. */
+  handle(method: string, handler: (params: unknown) => Promise<unknown>): void {
+    this.requestHandlers.set(method, handler);
+    this.rpc.handle(method, handler);
+  }
+
+  /** Interrupts a running turn (`turn/interrupt`). */
+  async interruptTurn(threadId: string, turnId: string): Promise<void> {
+    await this.request('turn/interrupt', { threadId: this.threadId(threadId), turnId });
+  }
+
+  /**
+   * Subscribes to the agent failing (exit, fault) while this engine is open, other than by
+   * its own close or reconnect; returns the unsubscribe function.
+   */
+  onFault(listener: (error: TuttiError) => void): () => void {
+    this.faultListeners.add(listener);
+    return () => this.faultListeners.delete(listener);
   }
 
   /** Subscribes to the agent's notifications (across reconnects). */
@@ -237,6 +272,11 @@ export class AppServerEngine {
   private wire(rpc: StdioRpc): void {
     rpc.onNotification((notification) => {
       for (const listener of this.notificationListeners) listener(notification);
+    });
+    for (const [method, handler] of this.requestHandlers) rpc.handle(method, handler);
+    void rpc.faulted.then((error) => {
+      if (this.rpc !== rpc || this.closed || this.restarting) return;
+      for (const listener of this.faultListeners) listener(error);
     });
   }
 

@@ -11,14 +11,17 @@ import {
   type MCPServerBinding,
   type OpenRequest,
   type PluginHost,
+  type PreparedRuntime,
   PROJECTION_STAGE,
   providerHooks,
   REFRESH_STAGES,
   REFRESH_STRATEGIES,
+  type SessionHookContext,
   type SessionSetup,
 } from '@tutti/core';
 import { AppServerEngine } from './app-server-engine.js';
-import type { TomlTable } from './codex-config.js';
+import { appServerTurns } from './app-server-turn.js';
+import { type TomlTable, withDaemonApprovals, withGuidance } from './codex-config.js';
 import type { AppServerDescriptor } from './descriptor.js';
 import { type EngineLogger, sessionConfig, sessionHome, writeSessionHome } from './session-home.js';
 
@@ -79,7 +82,7 @@ export function createAppServerProvider(
           resume && request.providerSessionId
             ? await engine.resumeThread(request.providerSessionId)
             : await engine.startThread();
-        return session(engine, threadId, request.runtime.mcpServers.length > 0);
+        return session(engine, threadId, request.runtime.mcpServers.length > 0, descriptor.id);
       } catch (error) {
         await engine.close();
         throw error;
@@ -103,10 +106,12 @@ function session(
   engine: AppServerEngine,
   threadId: string,
   bound: boolean,
+  provider: string,
 ): AppServerProviderSession {
   return {
     engine,
     providerSessionId: threadId,
+    turn: appServerTurns(engine, threadId, provider),
     async reconnectBeforeNextTurn() {
       if (!bound) return false;
       engine.reconnectBeforeNextTurn();
@@ -126,8 +131,17 @@ export function installAppServerAgent(
   const hooks = providerHooks(host.hooks, descriptor.id as 'codex');
   const project = async (
     _config: AppServerSessionConfig,
-    runtime: { mcpServers: readonly MCPServerBinding[] },
-  ) => sessionConfig(descriptor, runtime.mcpServers, options.logger);
+    runtime: PreparedRuntime,
+    session: SessionHookContext,
+  ) => {
+    const config = withGuidance(
+      await sessionConfig(descriptor, runtime.mcpServers, options.logger),
+      runtime.guidance,
+    );
+    return session.drivenBy === 'daemon'
+      ? withDaemonApprovals(config, session.permissions)
+      : config;
+  };
   hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
   hooks.sessionResume.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
   hooks.toolsListChanged.tapPromise(

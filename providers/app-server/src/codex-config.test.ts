@@ -1,6 +1,11 @@
 import type { MCPServerBinding } from '@tutti/core';
 import { describe, expect, it } from 'vitest';
-import { parseConfig, projectBindings, stringifyConfig } from './codex-config.js';
+import {
+  parseConfig,
+  projectBindings,
+  stringifyConfig,
+  withDaemonApprovals,
+} from './codex-config.js';
 
 const binding: MCPServerBinding = {
   name: 'connector',
@@ -44,5 +49,22 @@ describe('projectBindings', () => {
   it('writes no mcp_servers table for a plain session', () => {
     const { config } = projectBindings(parseConfig('model = "o3"\n'), []);
     expect(config).toEqual({ model: 'o3' });
+  });
+});
+
+describe('withDaemonApprovals', () => {
+  it('asks for every approval, and approves connector tools in allow-connector mode only', () => {
+    const { config } = projectBindings(parseConfig('approval_policy = "never"\n'), [binding]);
+    const ask = withDaemonApprovals(config, 'ask');
+    expect(ask.approval_policy).toBe('on-request');
+    expect(ask.mcp_servers).toEqual(config.mcp_servers);
+    const allow = withDaemonApprovals(config, 'allow-connector');
+    expect(allow.approval_policy).toBe('on-request');
+    expect((allow.mcp_servers as Record<string, unknown>).connector).toEqual({
+      url: binding.url,
+      http_headers: { Authorization: 'Bearer t0ken' },
+      default_tools_approval_mode: 'approve',
+    });
+    expect(config.approval_policy).toBe('never');
   });
 });

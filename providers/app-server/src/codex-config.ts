@@ -4,7 +4,7 @@
  * written with `@iarna/toml`, never edited as a string.
  */
 import TOML from '@iarna/toml';
-import type { MCPServerBinding } from '@tutti/core';
+import type { MCPServerBinding, PermissionMode } from '@tutti/core';
 
 /** A parsed TOML document. */
 export type TomlTable = ReturnType<typeof TOML.parse>;
@@ -52,4 +52,32 @@ export function projectBindings(
   }
   if (bindings.length > 0) config.mcp_servers = servers;
   return { config, replaced };
+}
+
+/**
+ * A daemon-driven session's approvals go to the daemon's turn permissions: the agent asks
+ * for each one (`on-request`), and in `allow-connector` mode the `connector` server's tools
+ * run without asking (`default_tools_approval_mode = "approve"`).
+ */
+export function withDaemonApprovals(config: TomlTable, permissions: PermissionMode): TomlTable {
+  const next: TomlTable = { ...config, approval_policy: 'on-request' };
+  const servers = next.mcp_servers as Record<string, Record<string, unknown>> | undefined;
+  if (permissions === 'allow-connector' && servers?.connector) {
+    next.mcp_servers = {
+      ...servers,
+      connector: { ...servers.connector, default_tools_approval_mode: 'approve' },
+    };
+  }
+  return next;
+}
+
+/**
+ * The guidance in the agent's own instructions: `developer_instructions`, after the
+ * user's own ones when their config has some.
+ */
+export function withGuidance(config: TomlTable, guidance: string | undefined): TomlTable {
+  if (!guidance) return config;
+  const own =
+    typeof config.developer_instructions === 'string' ? config.developer_instructions : '';
+  return { ...config, developer_instructions: own ? `${own.trimEnd()}\n\n${guidance}` : guidance };
 }

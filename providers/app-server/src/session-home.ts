@@ -6,7 +6,7 @@
  * the session ends; a login the agent rotated meanwhile is written back first.
  */
 import { constants } from 'node:fs';
-import { copyFile, lstat, readFile, rename } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MCPServerBinding, type SessionFiles, TuttiError } from '@tutti/core';
 import { parseConfig, projectBindings, stringifyConfig, type TomlTable } from './codex-config.js';
@@ -25,6 +25,13 @@ export interface EngineLogger {
  * stay in the session home.
  */
 export const LINKED_USER_FILES = Object.freeze(['auth.json', 'AGENTS.md', 'skills']);
+
+/**
+ * Folders the agent writes and needs later, kept in the user's own home (created there when
+ * missing) and linked: `sessions` holds the threads' rollouts, which `thread/resume` reads
+ * after a daemon restart and the user's own codex can resume too.
+ */
+export const KEPT_USER_FOLDERS = Object.freeze(['sessions']);
 
 /** A written session home. */
 export interface SessionHome {
@@ -83,6 +90,10 @@ export async function writeSessionHome(
   const dir = await files.ensure();
   await files.write('config.toml', stringifyConfig(config));
   if (descriptor.userHome) {
+    for (const name of KEPT_USER_FOLDERS) {
+      await mkdir(join(descriptor.userHome, name), { recursive: true, mode: 0o700 });
+      if (!(await exists(join(dir, name)))) await files.link(join(descriptor.userHome, name), name);
+    }
     for (const name of LINKED_USER_FILES) {
       if (!(await exists(join(descriptor.userHome, name)))) continue;
       if (!(await exists(join(dir, name)))) await files.link(join(descriptor.userHome, name), name);

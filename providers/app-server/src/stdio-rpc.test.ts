@@ -9,7 +9,7 @@ import {
   type ProcessSupervisor,
   signalGroup,
   spawnAgent,
-} from '@tutti/core';
+} from '@tutti/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StdioRpc } from './stdio-rpc.js';
 

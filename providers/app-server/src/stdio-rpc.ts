@@ -71,6 +71,11 @@ export class StdioRpc {
     return this.channel.fault !== undefined;
   }
 
+  /** Resolves with the error of the agent's fault (its end included), once there is one. */
+  get faulted(): Promise<TuttiError> {
+    return this.channel.faulted.then(() => this.channel.errorFor('turn'));
+  }
+
   /** Sends a request; rejects with a TuttiError on an error answer, a timeout or a fault. */
   async request<T>(method: string, params: unknown): Promise<T> {
     if (this.channel.fault) throw this.channel.errorFor(method);

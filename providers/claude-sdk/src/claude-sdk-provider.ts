@@ -21,6 +21,7 @@ import {
   REFRESH_STRATEGIES,
   type SessionHookContext,
   type SessionSetup,
+  createSkillPlugin,
 } from '@tutti/core';
 import { ClaudeSdkSession } from './claude-sdk-session.js';
 import type { EngineLogger } from './logger.js';
@@ -28,8 +29,8 @@ import {
   bindingsInOptions,
   buildQueryOptions,
   type ClaudeSessionOptions,
+  withDaemonPermissions,
 } from './query-options.js';
-import { createSkillPlugin } from './skill-plugin.js';
 
 const PLUGIN_NAME = 'ClaudeSdkProvider';
 /** Folder of the session's skills plugin, inside the session folder. */
@@ -115,6 +116,7 @@ function session(sdk: ClaudeSdkSession): ClaudeSdkProviderSession {
   return {
     sdk,
     providerSessionId: sdk.sessionId,
+    turn: (prompt, sink) => sdk.turn(prompt, sink),
     async reload(params) {
       await sdk.setMcpServers(params.mcpServers ?? {});
       return true;
@@ -134,16 +136,19 @@ export function installClaudeSdkAgent(
   const project =
     (resume: boolean) =>
     async (_params: ClaudeSessionOptions, runtime: PreparedRuntime, session: SessionHookContext) =>
-      buildQueryOptions(runtime, {
-        ...(options.userOptions ? { userOptions: options.userOptions } : {}),
-        ...(resume && session.providerSessionId
-          ? { resume: session.providerSessionId }
-          : { sessionId: randomUUID() }),
-        ...(runtime.skillRoots.length > 0
-          ? { skillPluginDir: join(session.filesDir, SKILLS_DIR) }
-          : {}),
-        ...(options.logger ? { logger: options.logger } : {}),
-      });
+      withDaemonPermissions(
+        session,
+        buildQueryOptions(runtime, {
+          ...(options.userOptions ? { userOptions: options.userOptions } : {}),
+          ...(resume && session.providerSessionId
+            ? { resume: session.providerSessionId }
+            : { sessionId: randomUUID() }),
+          ...(runtime.skillRoots.length > 0
+            ? { skillPluginDir: join(session.filesDir, SKILLS_DIR) }
+            : {}),
+          ...(options.logger ? { logger: options.logger } : {}),
+        }),
+      );
   hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project(false));
   hooks.sessionResume.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project(true));
   hooks.toolsListChanged.tapPromise(

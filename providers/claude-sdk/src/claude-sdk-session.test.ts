@@ -4,7 +4,8 @@
  */
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isProcessGroupAlive as groupHasLiveMember, type PreparedRuntime } from '@tutti/core';
+import type { PreparedRuntime } from '@tutti/core';
+import { isProcessGroupAlive as groupHasLiveMember } from '@tutti/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
 import { startToolServer, type ToolServer } from '../../../test/fixtures/agents/tool-server.js';

@@ -12,11 +12,17 @@ import {
   type Options,
   type Query,
   query,
-  type SDKMessage,
   type SpawnedProcess,
   type SpawnOptions,
 } from '@anthropic-ai/claude-agent-sdk';
-import { type AgentProcess, TuttiError } from '@tutti/core';
+import {
+  type AgentProcess,
+  type PromptBlock,
+  type StopReason,
+  TuttiError,
+  type TurnSink,
+} from '@tutti/core';
+import { ClaudeTurns } from './claude-turns.js';
 import { createPromptStream, type PromptStream } from './prompt-stream.js';
 
 const PROVIDER = 'claude-sdk';
@@ -36,6 +42,7 @@ export interface ClaudeSdkSessionOptions {
 /** One Claude Agent SDK session. */
 export class ClaudeSdkSession {
   private closed = false;
+  private readonly turns: ClaudeTurns;
 
   private constructor(
     /** The SDK query (an async generator of the session's messages). */
@@ -45,7 +52,10 @@ export class ClaudeSdkSession {
     private readonly prompt: PromptStream,
     private readonly agent: () => AgentProcess | undefined,
     private readonly userServers: Record<string, McpServerConfig>,
-  ) {}
+    turns: (session: ClaudeSdkSession) => ClaudeTurns,
+  ) {
+    this.turns = turns(this);
+  }
 
   /**
    * Starts `query()` with `options` and waits for its initialize answer.
@@ -56,10 +66,17 @@ export class ClaudeSdkSession {
     if (!sessionId) throw new TypeError('the options name no sessionId and no resume');
     const prompt = createPromptStream();
     let agent: AgentProcess | undefined;
+    let turns: ClaudeTurns | undefined;
     let started: Query | undefined;
     try {
       const options: Options = {
         ...input.options,
+        // Partial messages carry the text deltas the turn streams.
+        includePartialMessages: true,
+        canUseTool: async (name, toolInput) =>
+          (await turns?.permission(name)) === 'allow'
+            ? { behavior: 'allow', updatedInput: toolInput }
+            : { behavior: 'deny', message: 'The user did not allow this tool.' },
         spawnClaudeCodeProcess: (spec) => {
           agent = input.spawn(spec);
           return agent.child as unknown as SpawnedProcess;
@@ -80,18 +97,24 @@ export class ClaudeSdkSession {
     const userServers = Object.fromEntries(
       Object.entries(input.options.mcpServers ?? {}).filter(([name]) => name !== 'connector'),
     );
-    return new ClaudeSdkSession(started, sessionId, prompt, () => agent, userServers);
+    const query_ = started;
+    return new ClaudeSdkSession(
+      started,
+      sessionId,
+      prompt,
+      () => agent,
+      userServers,
+      () => {
+        turns = new ClaudeTurns(query_, (content) => prompt.send(content));
+        return turns;
+      },
+    );
   }
 
-  /** Sends one user turn; read the answer from {@link query}. */
-  send(text: string): void {
-    this.assertOpen('send');
-    this.prompt.send(text);
-  }
-
-  /** The session's messages (the query's async generator). */
-  messages(): AsyncGenerator<SDKMessage, void> {
-    return this.query;
+  /** Runs one turn (streaming input, the message stream, `canUseTool`, `interrupt()`). */
+  turn(prompt: readonly PromptBlock[], sink: TurnSink): Promise<StopReason> {
+    this.assertOpen('turn');
+    return this.turns.turn(prompt, sink);
   }
 
   /** Status and tools of every MCP server of the session. */

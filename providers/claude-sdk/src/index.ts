@@ -7,7 +7,6 @@ export * from './claude-sdk-session.js';
 export type { EngineLogger } from './logger.js';
 export * from './prompt-stream.js';
 export * from './query-options.js';
-export * from './skill-plugin.js';
 
 /** The plugin the daemon discovers in `providers/claude-sdk`. */
 export default definePlugin({

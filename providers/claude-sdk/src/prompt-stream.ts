@@ -7,8 +7,8 @@ import type { SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 /** A push-driven prompt stream. */
 export interface PromptStream {
   readonly iterable: AsyncIterable<SDKUserMessage>;
-  /** Queues one user turn. */
-  send(text: string): void;
+  /** Queues one user turn (a text, or Anthropic content blocks). */
+  send(content: string | readonly Record<string, unknown>[]): void;
   /** Ends the stream (the agent sees end of input). Idempotent. */
   end(): void;
 }
@@ -36,11 +36,11 @@ export function createPromptStream(): PromptStream {
 
   return {
     iterable: iterate(),
-    send(text) {
+    send(content) {
       if (ended) throw new Error('the prompt stream has ended');
       queue.push({
         type: 'user',
-        message: { role: 'user', content: text },
+        message: { role: 'user', content },
         parent_tool_use_id: null,
       } as SDKUserMessage);
       wake?.();

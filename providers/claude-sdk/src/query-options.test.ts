@@ -1,6 +1,6 @@
 import type { MCPServerBinding, PreparedRuntime } from '@tutti/core';
 import { describe, expect, it } from 'vitest';
-import { buildQueryOptions } from './query-options.js';
+import { buildQueryOptions, withDaemonPermissions } from './query-options.js';
 
 const binding: MCPServerBinding = {
   name: 'connector',
@@ -79,5 +79,21 @@ describe('buildQueryOptions', () => {
   it('gives a plain session no connector when nothing is prepared', () => {
     const options = buildQueryOptions({ ...prepared, mcpServers: [] });
     expect(options.mcpServers).toEqual({});
+  });
+});
+
+describe('withDaemonPermissions', () => {
+  it("lets Claude Code run the connector's tools without asking in allow-connector mode only", () => {
+    const options = buildQueryOptions(prepared, { userOptions: { allowedTools: ['Read'] } });
+    expect(
+      withDaemonPermissions({ drivenBy: 'daemon', permissions: 'allow-connector' }, options)
+        .allowedTools,
+    ).toEqual(['Read', 'mcp__connector']);
+    expect(withDaemonPermissions({ drivenBy: 'daemon', permissions: 'ask' }, options)).toBe(
+      options,
+    );
+    expect(
+      withDaemonPermissions({ drivenBy: 'host', permissions: 'allow-connector' }, options),
+    ).toBe(options);
   });
 });

@@ -5,7 +5,7 @@
  * roots arrive as a local plugin whose skills Claude Code's own scanner loads.
  */
 import type { McpServerConfig, Options } from '@anthropic-ai/claude-agent-sdk';
-import type { MCPServerBinding, PreparedRuntime } from '@tutti/core';
+import type { MCPServerBinding, PreparedRuntime, SessionHookContext } from '@tutti/core';
 import type { EngineLogger } from './logger.js';
 
 /** The params of a Claude SDK session: the `query()` options taps see and change. */
@@ -98,4 +98,16 @@ export function buildQueryOptions(
   if (input.resume) options.resume = input.resume;
   else if (input.sessionId) options.sessionId = input.sessionId;
   return options;
+}
+
+/**
+ * A daemon-driven session in `allow-connector` mode lets Claude Code run the `connector`
+ * server's tools without asking (`allowedTools`); every other tool goes to `canUseTool`.
+ */
+export function withDaemonPermissions(
+  session: Pick<SessionHookContext, 'drivenBy' | 'permissions'>,
+  options: Options,
+): Options {
+  if (session.drivenBy !== 'daemon' || session.permissions !== 'allow-connector') return options;
+  return { ...options, allowedTools: [...(options.allowedTools ?? []), 'mcp__connector'] };
 }

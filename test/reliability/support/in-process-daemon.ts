@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { type Daemon, type DaemonOptions, startDaemon } from '../../../core/src/daemon/index.js';
+import { type Daemon, type DaemonOptions, startDaemon } from '@tutti/core';
 
 /** A running in-process daemon and what it logged. */
 export interface TestDaemon {

@@ -162,7 +162,7 @@ describe('ConnectorAvailable run in process', () => {
     }
   }
 
-  it('returns exactly the spec 9.2 shape with --json, asking with the control token', async () => {
+  it('returns exactly the documented shape with --json, asking with the control token', async () => {
     const { result, output } = await runIt(['--json', '--home', home]);
     expect(result).toEqual({ connectors: CONNECTORS });
     expect(JSON.parse(output)).toEqual({ connectors: CONNECTORS });

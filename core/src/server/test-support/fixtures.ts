@@ -4,7 +4,7 @@
  */
 import { createTokenService, type TokenService } from '../../auth/index.js';
 import { createConnectorMCPRegistry } from '../../registry/index.js';
-import type { ConnectorMCPRegistryApi } from '../../registry/types.js';
+import type { ConnectorMCPRegistry } from '../../registry/types.js';
 import {
   buildConnectorApp,
   type ConnectorApp,
@@ -17,7 +17,7 @@ export const INJECT_PORT = 45_678;
 
 /** Everything a server test works with. */
 export interface World {
-  readonly registry: ConnectorMCPRegistryApi;
+  readonly registry: ConnectorMCPRegistry;
   readonly tokens: TokenService;
   readonly gh: FakeUpstream;
   readonly notes: FakeUpstream;

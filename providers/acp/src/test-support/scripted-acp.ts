@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
-import { createTokenService } from '../../../../core/src/auth/index.js';
-import { createFakeConnector } from '../../../../core/src/session/test-support/fake-connector.js';
+import { createTokenService } from '@tutti/core/internal';
+import { createFakeConnector } from '@tutti/core/testing';
 import { installAcpAgent } from '../acp-provider.js';
 import type { AcpAgentDescriptor } from '../descriptors.js';
 

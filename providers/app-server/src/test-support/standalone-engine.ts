@@ -3,7 +3,8 @@
  * into a folder of its own, the agent spawned through core's agent spawn.
  */
 import { join } from 'node:path';
-import { type PreparedRuntime, sessionFiles, spawnAgent } from '@tutti/core';
+import { type PreparedRuntime, sessionFiles } from '@tutti/core';
+import { spawnAgent } from '@tutti/core/internal';
 import { AppServerEngine } from '../app-server-engine.js';
 import type { AppServerDescriptor } from '../descriptor.js';
 import { type EngineLogger, sessionConfig, writeSessionHome } from '../session-home.js';

@@ -6,10 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Options } from '@anthropic-ai/claude-agent-sdk';
-import { type AgentProcess, type PreparedRuntime, sessionFiles, spawnAgent } from '@tutti/core';
+import {
+  type AgentProcess,
+  type PreparedRuntime,
+  sessionFiles,
+  createSkillPlugin,
+} from '@tutti/core';
+import { spawnAgent } from '@tutti/core/internal';
 import { ClaudeSdkSession } from '../claude-sdk-session.js';
 import { buildQueryOptions } from '../query-options.js';
-import { createSkillPlugin } from '../skill-plugin.js';
 
 /** Starts a session whose files live under `baseDir`. */
 export async function startStandaloneClaude(input: {

@@ -1,0 +1,187 @@
+/**
+ * A real `tuttid --json` process for the benches: spawned through core's process
+ * supervisor (its own group, HOME/XDG_* in a temp dir), timed from spawn to its ready and
+ * settled lines,
+ * measured through `/proc` (its own VmRSS and the memory of the upstream processes it
+ * started), and stopped with SIGTERM (SIGKILL after a grace period), with every upstream it
+ * left behind. Linux only (reads `/proc`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { REPO } from './paths.js';
+import { spawnGroup } from './processes.js';
+
+/** The `tuttid` bin of the CLI package (runs `cli/dist`). */
+export const TUTTID = `${REPO}cli/bin/tuttid.js`;
+
+/** A field of `/proc/<pid>/status` in KiB (e.g. `VmRSS`), or undefined when gone. */
+export function procStatusKiB(pid: number, field: string): number | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(text);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Proportional set size of `pid` in KiB (shared pages split between their users). */
+export function pssKiB(pid: number): number | undefined {
+  try {
+    const match = /^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live process whose parent chain leads to `root` (not `root` itself). */
+export function descendants(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Field 4 (ppid) follows the parenthesised command name, which may hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(name), ppid);
+    } catch {
+      // The process ended while we listed it.
+    }
+  }
+  const found: number[] = [];
+  const wanted = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (wanted.has(ppid) && !wanted.has(pid)) {
+        wanted.add(pid);
+        found.push(pid);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/** One connector of the ready line. */
+export interface ReadyConnector {
+  readonly key: string;
+  readonly state: string;
+  readonly toolCount: number;
+}
+
+/** The `ready` line `tuttid --json` prints once it serves. */
+export interface ReadyLine {
+  readonly event: 'ready';
+  readonly controlUrl: string;
+  readonly connectors: readonly ReadyConnector[];
+}
+
+/** The `settled` line `tuttid --json` prints once every connector made its first attempt. */
+export interface SettledLine {
+  readonly event: 'settled';
+  readonly connectors: readonly ReadyConnector[];
+}
+
+/** A running `tuttid`. */
+export interface Tuttid {
+  readonly pid: number;
+  readonly ready: ReadyLine;
+  /** Milliseconds from spawn to the ready line (its servers listen). */
+  readonly readyMs: number;
+  /** The settled line; undefined when started `until: 'ready'` and not settled yet. */
+  readonly settled: SettledLine | undefined;
+  /** Milliseconds from spawn to the settled line (0 while not settled). */
+  readonly settledMs: number;
+  /** Pids of the processes this daemon started. */
+  children(): number[];
+  /** SIGTERM, SIGKILL after the grace period; resolves when it and its upstreams are gone. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its settled
+ * line (every connector made its first attempt; `until: 'ready'`: its ready line, printed
+ * as soon as its servers listen). Rejects (after stopping it) when it exits first or does
+ * not get there within `timeoutMs`.
+ */
+export async function startTuttid(
+  home: string,
+  {
+    timeoutMs = 120_000,
+    extraArgs = [] as readonly string[],
+    until = 'settled' as 'ready' | 'settled',
+  } = {},
+): Promise<Tuttid> {
+  const started = performance.now();
+  const group = spawnGroup(
+    process.execPath,
+    [TUTTID, '--home', home, '--json', '--no-demo', ...extraArgs],
+    { graceMs: 10_000 },
+  );
+  const { child, pid } = group;
+  const seen: {
+    ready?: ReadyLine;
+    readyMs: number;
+    settled?: SettledLine;
+    settledMs: number;
+  } = { readyMs: 0, settledMs: 0 };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let buffer = '';
+      const timer = setTimeout(
+        () => reject(new Error(`tuttid not ${until} after ${timeoutMs} ms: ${group.stderrTail()}`)),
+        timeoutMs,
+      );
+      child.stdout?.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString('utf8');
+        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          let event: { event?: string } | undefined;
+          try {
+            event = JSON.parse(line) as { event?: string };
+          } catch {
+            continue;
+          }
+          if (event?.event === 'ready') {
+            seen.readyMs = performance.now() - started;
+            seen.ready = event as ReadyLine;
+          } else if (event?.event === 'settled') {
+            seen.settledMs = performance.now() - started;
+            seen.settled = event as SettledLine;
+          } else {
+            continue;
+          }
+          if (event.event === until) {
+            clearTimeout(timer);
+            resolve();
+          }
+        }
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(
+          new Error(`tuttid exited (${signal ?? code}) before ${until}: ${group.stderrTail()}`),
+        );
+      });
+    });
+    return {
+      pid,
+      ready: seen.ready as ReadyLine,
+      readyMs: seen.readyMs,
+      get settled() {
+        return seen.settled;
+      },
+      get settledMs() {
+        return seen.settledMs;
+      },
+      children: () => descendants(pid),
+      stop: () => group.stop(),
+    };
+  } catch (error) {
+    await group.stop();
+    throw error;
+  }
+}

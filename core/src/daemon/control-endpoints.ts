@@ -1,0 +1,135 @@
+/**
+ * Endpoints of the control API (documented in docs/control-api.md): connectors, their
+ * credentials, the registry debug view and metrics (sessions: `session-endpoints.ts`).
+ * Every change to the store is followed by a reconcile of that one connector, so a 2xx
+ * answer means the runtime already acted on it, and a slow upstream of another connector
+ * holds up nothing.
+ */
+import { isAbsolute } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { TuttiError } from '../errors/index.js';
+import { discoverSkills } from '../skills/index.js';
+import type { ConnectorMCPRegistry } from '../registry/index.js';
+import type { ConnectorCatalog } from '../catalog/index.js';
+import type { ConnectorRuntime } from '../runtime/index.js';
+import type { EventHub } from '../events/index.js';
+import type { ConnectorStore } from '../store/index.js';
+import { parseBody } from './control-app.js';
+import type { Metrics } from './metrics.js';
+
+/** What the endpoints act on. */
+export interface ControlContext {
+  readonly store: ConnectorStore;
+  readonly registry: ConnectorMCPRegistry;
+  readonly catalog: ConnectorCatalog;
+  readonly runtime: ConnectorRuntime;
+  readonly events: EventHub;
+  readonly metrics: Metrics;
+  /** Reconciles `keys` (default: all) and refreshes the metrics. */
+  reconcile(keys?: readonly string[]): Promise<void>;
+  /**
+   * Removes the releases nothing uses any more (no installed connector, no rollback, no
+   * upstream still running from it); never fails.
+   */
+  collectReleases(): Promise<void>;
+}
+
+const installBody = z.object({ path: z.string().min(1).refine(isAbsolute, 'must be absolute') });
+const credentialBody = z.object({ secret: z.string().min(1).max(16_384) }).strict();
+function keyParam(params: unknown): string {
+  return (params as { key: string }).key;
+}
+
+/** Adds every endpoint to `app`. */
+export function registerControlEndpoints(app: FastifyInstance, ctx: ControlContext): void {
+  const { store, runtime, events } = ctx;
+  const statusOf = (key: string) => runtime.status().find((status) => status.key === key) ?? null;
+
+  app.get('/v1/connectors', async () => {
+    const statuses = new Map(runtime.status().map((status) => [status.key, status]));
+    const connectors = await Promise.all(
+      store.installed().map(async (connector) => ({
+        key: connector.key,
+        name: connector.manifest.name,
+        version: connector.manifest.version,
+        revision: connector.revision,
+        authKind: connector.manifest.auth.kind,
+        authReady: await store.authReady(connector.key),
+        runtime: statuses.get(connector.key) ?? null,
+      })),
+    );
+    return { connectors };
+  });
+
+  app.get('/v1/connectors/available', async () => ({
+    connectors: runtime.available(),
+  }));
+
+  app.post('/v1/connectors/install', async (request) => {
+    const { path } = parseBody(installBody, request.body);
+    const before = new Set(store.installed().map((connector) => connector.key));
+    const installed = await store.install(path);
+    await ctx.reconcile([installed.key]);
+    if (installed.previousDigest) await ctx.collectReleases();
+    const { diagnostics } = await discoverSkills(installed.releaseDir, installed.manifest.skills);
+    if (installed.changed) {
+      events.publish({
+        type: before.has(installed.key) ? 'connector.upgraded' : 'connector.installed',
+        key: installed.key,
+        version: installed.manifest.version,
+        revision: installed.revision,
+      });
+    }
+    return {
+      key: installed.key,
+      version: installed.manifest.version,
+      revision: installed.revision,
+      changed: installed.changed,
+      runtime: statusOf(installed.key),
+      skipped: diagnostics.map(({ path, code, message }) => ({ path, code, reason: message })),
+    };
+  });
+
+  app.delete('/v1/connectors/:key', async (request) => {
+    const key = keyParam(request.params);
+    if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
+    const change = await store.uninstall(key);
+    await ctx.reconcile([key]);
+    if (change.changed) await ctx.collectReleases();
+    return change;
+  });
+
+  app.put('/v1/connectors/:key/credentials', async (request) => {
+    const key = keyParam(request.params);
+    const connector = store.get(key);
+    if (!connector) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
+    if (connector.manifest.auth.kind === 'none') {
+      throw new TuttiError('TUTTI_ERR_CONTROL_NO_CREDENTIAL_NEEDED', { key });
+    }
+    const { secret } = parseBody(credentialBody, request.body);
+    const change = await store.setCredential(key, secret);
+    await ctx.reconcile([key]);
+    // What the runtime made of it: a refused key reads `failed` and why, not just authReady.
+    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
+  });
+
+  app.delete('/v1/connectors/:key/credentials', async (request) => {
+    const key = keyParam(request.params);
+    if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
+    const change = await store.clearCredential(key);
+    await ctx.reconcile([key]);
+    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
+  });
+
+  app.get('/debug/registry', async () => ({
+    registry: ctx.registry.debugSnapshot(),
+    connectors: runtime.status(),
+    events: runtime.events(),
+  }));
+
+  app.get('/metrics', async (_request, reply) => {
+    reply.type('text/plain; version=0.0.4');
+    return ctx.metrics.render();
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * Agent-session endpoints of the control API (docs/control-api.md): start, load or resume a
+ * daemon-driven session; prepare a host-driven one (provider-neutral, or one provider's
+ * projection); list, fetch a projection, close; list providers.
+ */
+import { isAbsolute } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AgentSessionHost } from '../session/index.js';
+import { parseBody } from './control-app.js';
+
+const env = z.record(z.string(), z.string());
+const providerSessionId = z.object({ providerSessionId: z.string().min(1) }).strict();
+const sessionBody = z
+  .object({
+    workspaceId: z.string().min(1).max(200),
+    agentSessionId: z.string().min(1).max(200).optional(),
+    cwd: z.string().min(1).refine(isAbsolute, 'must be absolute'),
+    provider: z.string().min(1).max(100).optional(),
+    /** `drive` (default): the daemon runs the agent; `prepare`: the host does. */
+    mode: z.enum(['drive', 'prepare']).optional(),
+    env: env.optional(),
+    launch: z
+      .object({
+        command: z.string().min(1).optional(),
+        args: z.array(z.string()).optional(),
+        env: env.optional(),
+      })
+      .strict()
+      .optional(),
+    agentCapabilities: z.record(z.string(), z.unknown()).optional(),
+    /** What the agent's tools may do without asking in turns through the daemon. */
+    permissions: z.enum(['ask', 'allow-connector']).optional(),
+    /** Settings of the provider to turn on (named in its descriptor, e.g. trusting the folder). */
+    settings: z.array(z.string().min(1).max(100)).max(20).optional(),
+    load: providerSessionId.optional(),
+    resume: providerSessionId.optional(),
+  })
+  .strict()
+  .refine((body) => !(body.load && body.resume), { message: 'give load or resume, not both' })
+  .refine((body) => body.provider || !body.mode, {
+    message: 'mode needs a provider',
+    path: ['mode'],
+  })
+  .refine((body) => body.mode !== 'prepare' || (!body.launch && !body.load && !body.resume), {
+    message: 'a prepared session is started by its host: no launch, load or resume',
+    path: ['mode'],
+  });
+
+function idParam(params: unknown): string {
+  return (params as { id: string }).id;
+}
+
+/** Adds the session endpoints to `app`. */
+export function registerSessionEndpoints(app: FastifyInstance, host: AgentSessionHost): void {
+  const infoOf = (id: string) => host.listSessions().find((session) => session.id === id) ?? { id };
+
+  app.post('/v1/sessions', async (request) => {
+    const body = parseBody(sessionBody, request.body);
+    const base = {
+      workspaceId: body.workspaceId,
+      cwd: body.cwd,
+      ...(body.env && { env: body.env }),
+      ...(body.agentSessionId && { agentSessionId: body.agentSessionId }),
+      ...(body.permissions && { permissions: body.permissions }),
+      ...(body.settings && { settings: body.settings }),
+    };
+    if (!body.provider) {
+      const prepared = await host.prepareOnly({
+        ...base,
+        provider: 'external',
+        flags: { httpMcp: true, listChanged: false },
+      });
+      return { session: infoOf(prepared.agentSessionId), runtime: prepared.runtime };
+    }
+    if (body.mode === 'prepare') {
+      const prepared = await host.prepareSession({
+        ...base,
+        provider: body.provider,
+        ...(body.agentCapabilities && { agentCapabilities: body.agentCapabilities }),
+      });
+      return {
+        session: infoOf(prepared.agentSessionId),
+        runtime: prepared.runtime,
+        projection: prepared.projection,
+      };
+    }
+    const start = { ...base, provider: body.provider, ...(body.launch && { launch: body.launch }) };
+    const info = body.load
+      ? await host.loadSession(start, body.load.providerSessionId)
+      : body.resume
+        ? await host.resumeSession(start, body.resume.providerSessionId)
+        : await host.createSession(start);
+    return { session: info };
+  });
+
+  app.get('/v1/sessions', async () => ({
+    sessions: host.listSessions(),
+    restoring: host.restoring,
+  }));
+
+  app.patch('/v1/sessions/:id', async (request) => {
+    const { providerSessionId: id } = parseBody(providerSessionId, request.body);
+    return { session: host.identifySession(idParam(request.params), id) };
+  });
+
+  app.get('/v1/sessions/:id/projection', async (request) => ({
+    projection: host.projectionOf(idParam(request.params)),
+  }));
+
+  app.delete('/v1/sessions/:id', async (request) => {
+    const id = idParam(request.params);
+    await host.closeSession(id);
+    return { closed: id };
+  });
+
+  app.get('/v1/providers', async () => ({ providers: host.listProviders() }));
+}

@@ -1,0 +1,42 @@
+/**
+ * `@tutti/core/internal`: the parts of core that the daemon's own binaries, the tests and
+ * the benches reach (process supervision, the registry, the loopback server, the store).
+ * No compatibility promise: providers and plugins use `@tutti/core` only.
+ */
+
+// Process supervision.
+export { spawnAgent } from './process/agent-process.js';
+export { installExitHandlers } from './process/exit-handlers.js';
+export {
+  isProcessGroupAlive,
+  isProcessRunning,
+  signalGroup,
+  waitForGroupExit,
+} from './process/process-group.js';
+export { createProcessSupervisor, type ProcessSupervisor } from './process/supervisor.js';
+
+// Tokens, the registry and the loopback `connector` server.
+export { createTokenService, type RevokeReason, type TokenService } from './auth/token-service.js';
+export type { UpstreamTool } from './contracts/connector-route.js';
+export { createConnectorMCPRegistry } from './registry/connector-mcp-registry.js';
+export type { ConnectorMCPRegistry } from './registry/types.js';
+export { type ConnectorServer, createConnectorServer } from './server/connector-server.js';
+export { DEFAULT_BODY_LIMIT } from './server/constants.js';
+
+// Upstreams, the store, manifests, shims, plugins and the runtime.
+export { openStdioUpstream } from './upstream/open-stdio.js';
+export { openStore } from './store/store.js';
+export {
+  listSkills,
+  parseManifest,
+  readManifest,
+  validateManifest,
+} from './manifest/read-manifest.js';
+export { resolveReleasePaths } from './manifest/release-paths.js';
+export { publishShim } from './shims/publish-shim.js';
+export { shQuote } from './shims/shell-quote.js';
+export { discoverAndLoadPlugins } from './plugins/load-plugins.js';
+export type { ConnectorStatus } from './runtime/types.js';
+
+// The daemon's control API.
+export { buildControlApp } from './daemon/control-app.js';

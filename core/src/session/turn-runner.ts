@@ -1,0 +1,136 @@
+/**
+ * One running turn of a daemon-driven session: it runs the provider's `turn`, streams its
+ * events to the caller, ends with exactly one `end` event, and holds the turn's pending
+ * permission requests. A permission nobody answers is denied after the permission timeout,
+ * which also cancels the turn, so a turn never waits forever.
+ */
+import { randomUUID } from 'node:crypto';
+import { isTuttiError, TuttiError } from '../errors/index.js';
+import type { LiveSession } from './provider-contract.js';
+import type {
+  PermissionAsk,
+  PermissionMode,
+  PermissionOutcome,
+  PromptBlock,
+  StopReason,
+  TurnEvent,
+} from './turn-types.js';
+
+/** The turn's options. */
+export interface TurnOptions {
+  readonly permissions: PermissionMode;
+  readonly permissionTimeoutMs: number;
+  /** Names the provider in errors. */
+  readonly provider: string;
+}
+
+/** A running turn. */
+export class TurnRunner {
+  readonly #abort = new AbortController();
+  readonly #pending = new Map<
+    string,
+    { resolve(outcome: PermissionOutcome): void; timer: NodeJS.Timeout }
+  >();
+  #ended = false;
+  /** Resolves once the `end` event went out. */
+  readonly done: Promise<void>;
+
+  constructor(
+    handle: LiveSession,
+    prompt: readonly PromptBlock[],
+    listener: (event: TurnEvent) => void,
+    options: TurnOptions,
+  ) {
+    const emit = (event: TurnEvent) => {
+      if (this.#ended) return;
+      if (event.type === 'end') this.#ended = true;
+      listener(event);
+    };
+    const sink = {
+      emit,
+      permission: (ask: PermissionAsk) => this.#permission(ask, emit, options),
+      signal: this.#abort.signal,
+      permissions: options.permissions,
+    };
+    this.done = (async () => {
+      let stopReason: StopReason;
+      try {
+        stopReason = await handle.turn!(prompt, sink);
+      } catch (error) {
+        const failed = isTuttiError(error)
+          ? error
+          : new TuttiError('TUTTI_ERR_TURN_FAILED', {
+              provider: options.provider,
+              reason: error instanceof Error ? error.message : String(error),
+            });
+        emit({ type: 'error', code: failed.code, message: failed.message });
+        stopReason = 'error';
+      }
+      this.#settlePending('deny');
+      emit({ type: 'end', stopReason });
+    })();
+  }
+
+  /** True until the turn ended. */
+  get running(): boolean {
+    return !this.#ended;
+  }
+
+  /** Asks the agent to stop the turn; false when it already ended. */
+  cancel(): boolean {
+    if (this.#ended) return false;
+    this.#abort.abort();
+    this.#settlePending('deny');
+    return true;
+  }
+
+  /** Answers a pending permission request; false when there is none with that id. */
+  answer(requestId: string, outcome: PermissionOutcome): boolean {
+    const pending = this.#pending.get(requestId);
+    if (!pending) return false;
+    this.#pending.delete(requestId);
+    clearTimeout(pending.timer);
+    pending.resolve(outcome);
+    return true;
+  }
+
+  async #permission(
+    ask: PermissionAsk,
+    emit: (event: TurnEvent) => void,
+    options: TurnOptions,
+  ): Promise<PermissionOutcome> {
+    if (options.permissions === 'allow-connector' && ask.server === 'connector') return 'allow';
+    if (this.#ended || this.#abort.signal.aborted) return 'deny';
+    const requestId = randomUUID();
+    return new Promise<PermissionOutcome>((resolve) => {
+      const timer = setTimeout(() => {
+        if (!this.#pending.delete(requestId)) return;
+        resolve('deny');
+        const error = new TuttiError('TUTTI_ERR_TURN_PERMISSION_TIMEOUT', {
+          provider: options.provider,
+          tool: ask.server ? `${ask.server}/${ask.tool}` : ask.tool,
+          ms: options.permissionTimeoutMs,
+        });
+        emit({ type: 'error', code: error.code, message: error.message });
+        this.cancel();
+      }, options.permissionTimeoutMs);
+      timer.unref();
+      this.#pending.set(requestId, { resolve, timer });
+      emit({
+        type: 'permission',
+        requestId,
+        server: ask.server,
+        tool: ask.tool,
+        options: ['allow', 'deny'],
+      });
+    });
+  }
+
+  #settlePending(outcome: PermissionOutcome): void {
+    for (const [id, pending] of this.#pending) {
+      clearTimeout(pending.timer);
+      this.#pending.delete(id);
+      pending.resolve(outcome);
+    }
+  }
+}

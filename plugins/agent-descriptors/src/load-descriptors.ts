@@ -1,0 +1,141 @@
+/**
+ * Reads agent descriptor files: JSON, checked against the descriptor schema, the command
+ * resolved (a package's bin, or a name on PATH) and the descriptor turned into what the
+ * generic ACP engine runs. Each file that cannot be used is refused on its own, with the
+ * field and the fix; the others load.
+ */
+import { constants } from 'node:fs';
+import { access, readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import type { AcpAgentDescriptor } from '@tutti/provider-acp';
+import { TuttiError } from '@tutti/core';
+import {
+  type AgentDescriptorFile,
+  agentDescriptorSchema,
+  descriptorProblem,
+} from './descriptor-schema.js';
+
+/** One file's outcome. */
+export type DescriptorLoad =
+  | { readonly file: string; readonly descriptor: AcpAgentDescriptor; readonly title: string }
+  | { readonly file: string; readonly error: TuttiError };
+
+const requireHere = createRequire(import.meta.url);
+
+async function executable(path: string): Promise<boolean> {
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** `name` found on `PATH`, if it is. */
+async function onPath(name: string, path: string | undefined): Promise<string | undefined> {
+  for (const dir of (path ?? '').split(delimiter).filter(Boolean)) {
+    if (await executable(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+/** The bin `bin` of the installed package `name`, if it is installed next to this plugin. */
+async function packageBin(name: string, bin: string): Promise<string | undefined> {
+  let manifest: string;
+  try {
+    manifest = requireHere.resolve(`${name}/package.json`);
+  } catch {
+    return undefined;
+  }
+  const pkg = JSON.parse(await readFile(manifest, 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
+  const relative = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.[bin];
+  return relative ? join(dirname(manifest), relative) : undefined;
+}
+
+/** The command of `descriptor`, as a path, or why it cannot be found. */
+async function resolveCommand(
+  descriptor: AgentDescriptorFile,
+  path: string | undefined,
+): Promise<{ command: string } | { problem: string }> {
+  const { command } = descriptor;
+  if (typeof command === 'string') {
+    if (isAbsolute(command)) {
+      return (await executable(command))
+        ? { command }
+        : { problem: `"${command}" is not an executable file: install the agent or fix the path` };
+    }
+    const found = await onPath(command, path);
+    return found
+      ? { command: found }
+      : {
+          problem: `"${command}" is not installed (not on PATH): install the agent or put it on PATH`,
+        };
+  }
+  const found =
+    (await packageBin(command.package, command.bin)) ?? (await onPath(command.bin, path));
+  return found
+    ? { command: found }
+    : {
+        problem: `"${command.bin}" of the npm package ${command.package} is not installed: install it (npm install -g ${command.package}) or put "${command.bin}" on PATH`,
+      };
+}
+
+/** What the ACP engine runs for one parsed descriptor. */
+export function engineDescriptor(file: AgentDescriptorFile, command: string): AcpAgentDescriptor {
+  return {
+    name: file.id,
+    command,
+    args: file.args,
+    env: file.env,
+    listChanged: file.listChanged,
+    ...(file.timeouts.initializeMs ? { initializeTimeoutMs: file.timeouts.initializeMs } : {}),
+    ...(file.timeouts.requestMs ? { requestTimeoutMs: file.timeouts.requestMs } : {}),
+    ...(file.home ? { home: file.home } : {}),
+    skills: file.skills as AcpAgentDescriptor['skills'] & object,
+    guidance: file.guidance as AcpAgentDescriptor['guidance'] & object,
+    settings: file.settings,
+  };
+}
+
+/** Reads and checks one descriptor file. */
+export async function loadDescriptor(
+  file: string,
+  path = process.env.PATH,
+): Promise<DescriptorLoad> {
+  const refuse = (field: string, problem: string): DescriptorLoad => ({
+    file,
+    error: new TuttiError('TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR', { file, field, problem }),
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    return refuse('(file)', `it is not JSON (${(error as Error).message}): fix the file`);
+  }
+  const parsed = agentDescriptorSchema.safeParse(json);
+  if (!parsed.success) {
+    const { field, problem } = descriptorProblem(parsed.error);
+    return refuse(field, problem);
+  }
+  const resolved = await resolveCommand(parsed.data, path);
+  if ('problem' in resolved) return refuse('command', resolved.problem);
+  return {
+    file,
+    descriptor: engineDescriptor(parsed.data, resolved.command),
+    title: parsed.data.name,
+  };
+}
+
+/** Every `*.json` of `dir` (none when it does not exist), in name order. */
+export async function loadDescriptors(
+  dir: string,
+  path = process.env.PATH,
+): Promise<DescriptorLoad[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const loads: DescriptorLoad[] = [];
+  for (const name of names.filter((entry) => entry.endsWith('.json')).sort()) {
+    loads.push(await loadDescriptor(join(dir, name), path));
+  }
+  return loads;
+}

@@ -1,0 +1,154 @@
+/**
+ * One turn of an app-server agent (Codex, Tutti Agent), normalized: `turn/start`, then the
+ * item notifications (agent message deltas, MCP tool calls, command executions) as turn
+ * events until `turn/completed`; the agent's approval requests (an MCP tool call's
+ * elicitation, a command, a file change) go to the turn's permission answer; a cancel is
+ * `turn/interrupt`. A reconnect the session owes happens before `turn/start` (engine).
+ */
+import type { PromptBlock, StopReason, TurnSink } from '@tutti/core';
+import { TuttiError } from '@tutti/core';
+import type { AppServerEngine, TurnInputItem } from './app-server-engine.js';
+
+interface Item {
+  type?: string;
+  id?: string;
+  server?: string;
+  tool?: string;
+  status?: string;
+  text?: string;
+  error?: unknown;
+  result?: { isError?: boolean } | null;
+}
+
+interface Notification {
+  threadId?: string;
+  turnId?: string;
+  itemId?: string;
+  delta?: string;
+  item?: Item;
+  turn?: { id?: string; status?: string; error?: { message?: string } | null };
+}
+
+/** The turn's input items from a prompt. */
+function inputOf(prompt: readonly PromptBlock[]): TurnInputItem[] {
+  return prompt.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text, text_elements: [] }
+      : { type: 'image', url: `data:${block.mimeType};base64,${block.data}` },
+  );
+}
+
+/** Stop reason of a completed turn's status. */
+function stopOf(status: string | undefined, cancelled: boolean): StopReason {
+  if (status === 'completed') return 'end_turn';
+  if (status === 'interrupted' || cancelled) return 'cancelled';
+  return 'error';
+}
+
+/** The turns of one engine's thread: one at a time, answers wired once. */
+export function appServerTurns(engine: AppServerEngine, threadId: string, provider: string) {
+  let sink: TurnSink | undefined;
+  const ask = async (server: string, tool: string) =>
+    sink ? await sink.permission({ server, tool }) : 'deny';
+  engine.handle('mcpServer/elicitation/request', async (params) => {
+    const p = params as {
+      serverName?: string;
+      _meta?: { codex_approval_kind?: string; tool_name?: string };
+    };
+    // Only a tool call's approval is answered here; a server's own form is declined.
+    if (p._meta?.codex_approval_kind !== 'mcp_tool_call')
+      return { action: 'decline', content: null };
+    const outcome = await ask(p.serverName ?? '', p._meta.tool_name ?? '');
+    return outcome === 'allow'
+      ? { action: 'accept', content: {} }
+      : { action: 'decline', content: null };
+  });
+  engine.handle('item/commandExecution/requestApproval', async () => ({
+    decision: (await ask('', 'exec_command')) === 'allow' ? 'accept' : 'decline',
+  }));
+  engine.handle('item/fileChange/requestApproval', async () => ({
+    decision: (await ask('', 'apply_patch')) === 'allow' ? 'accept' : 'decline',
+  }));
+
+  return async function turn(
+    prompt: readonly PromptBlock[],
+    turnSink: TurnSink,
+  ): Promise<StopReason> {
+    sink = turnSink;
+    const deltas = new Set<string>();
+    let turnId: string | undefined;
+    let resolveEnd!: (reason: StopReason) => void;
+    let rejectEnd!: (error: Error) => void;
+    const ended = new Promise<StopReason>((resolve, reject) => {
+      resolveEnd = resolve;
+      rejectEnd = reject;
+    });
+    const stopFault = engine.onFault((error) => rejectEnd(error));
+    let cancelled = false;
+    const unsubscribe = engine.onNotification(({ method, params }) => {
+      const n = params as Notification;
+      if (n.threadId !== undefined && n.threadId !== engine.threadId(threadId)) return;
+      if (turnId !== undefined && n.turnId !== undefined && n.turnId !== turnId) return;
+      const item = n.item;
+      if (method === 'item/agentMessage/delta' && n.delta) {
+        if (n.itemId) deltas.add(n.itemId);
+        turnSink.emit({ type: 'text', text: n.delta });
+      } else if (method === 'item/started' && item?.type === 'mcpToolCall' && item.id) {
+        turnSink.emit({
+          type: 'tool_call',
+          callId: item.id,
+          server: item.server ?? '',
+          tool: item.tool ?? '',
+          status: 'in_progress',
+        });
+      } else if (method === 'item/started' && item?.type === 'commandExecution' && item.id) {
+        turnSink.emit({
+          type: 'tool_call',
+          callId: item.id,
+          server: '',
+          tool: 'exec_command',
+          status: 'in_progress',
+        });
+      } else if (method === 'item/completed' && item?.id) {
+        if (item.type === 'agentMessage' && item.text && !deltas.has(item.id)) {
+          turnSink.emit({ type: 'text', text: item.text });
+        } else if (item.type === 'mcpToolCall' || item.type === 'commandExecution') {
+          const failed =
+            item.status === 'failed' || Boolean(item.error) || item.result?.isError === true;
+          turnSink.emit({
+            type: 'tool_call',
+            callId: item.id,
+            server: item.type === 'mcpToolCall' ? (item.server ?? '') : '',
+            tool: item.type === 'mcpToolCall' ? (item.tool ?? '') : 'exec_command',
+            status: failed ? 'failed' : 'completed',
+          });
+          turnSink.emit({ type: 'tool_result', callId: item.id, isError: failed });
+        }
+      } else if (method === 'turn/completed' && n.turn) {
+        if (n.turn.status === 'failed') {
+          rejectEnd(
+            new TuttiError('TUTTI_ERR_TURN_FAILED', {
+              provider,
+              reason: n.turn.error?.message ?? 'the turn failed',
+            }),
+          );
+        } else resolveEnd(stopOf(n.turn.status, cancelled));
+      }
+    });
+    const onAbort = () => {
+      cancelled = true;
+      if (turnId) void engine.interruptTurn(threadId, turnId).catch(() => {});
+    };
+    turnSink.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      turnId = await engine.startTurn(threadId, inputOf(prompt));
+      if (cancelled) onAbort();
+      return await ended;
+    } finally {
+      turnSink.signal.removeEventListener('abort', onAbort);
+      stopFault();
+      unsubscribe();
+      sink = undefined;
+    }
+  };
+}

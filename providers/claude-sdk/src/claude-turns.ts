@@ -1,0 +1,174 @@
+/**
+ * Turns of a Claude SDK session, normalized: one pump reads the query's messages for the
+ * whole session and hands them to the running turn: text deltas (partial messages), tool
+ * uses and their results as tool calls, the result message as the turn's end. Claude
+ * Code's `canUseTool` goes to the turn's permission answer; a cancel is `interrupt()`;
+ * the message stream ending under a turn (Claude Code died) fails it.
+ */
+import type { Query, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import {
+  type PermissionOutcome,
+  type PromptBlock,
+  type StopReason,
+  toolOf,
+  TuttiError,
+  type TurnSink,
+} from '@tutti/core';
+
+const PROVIDER = 'claude-sdk';
+
+interface Running {
+  readonly sink: TurnSink;
+  readonly calls: Map<string, { server: string; tool: string }>;
+  resolve(reason: StopReason): void;
+  reject(error: Error): void;
+  cancelled: boolean;
+  deltas: boolean;
+}
+
+/** Anthropic content blocks of a prompt. */
+export function contentOf(prompt: readonly PromptBlock[]): Record<string, unknown>[] {
+  return prompt.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : { type: 'image', source: { type: 'base64', media_type: block.mimeType, data: block.data } },
+  );
+}
+
+/** Runs the pump over `query`; `send` queues a user message. */
+export class ClaudeTurns {
+  #running: Running | undefined;
+  #ended: Error | undefined;
+
+  constructor(
+    private readonly query: Query,
+    private readonly send: (content: Record<string, unknown>[]) => void,
+  ) {
+    void this.#pump();
+  }
+
+  /** Claude Code's `canUseTool`: the running turn answers, or nobody (deny). */
+  async permission(toolName: string): Promise<PermissionOutcome> {
+    return this.#running ? this.#running.sink.permission(toolOf(toolName)) : 'deny';
+  }
+
+  /** Runs one turn. */
+  turn(prompt: readonly PromptBlock[], sink: TurnSink): Promise<StopReason> {
+    if (this.#ended) return Promise.reject(this.#ended);
+    return new Promise<StopReason>((resolve, reject) => {
+      const running: Running = {
+        sink,
+        calls: new Map(),
+        resolve,
+        reject,
+        cancelled: false,
+        deltas: false,
+      };
+      const onAbort = () => {
+        running.cancelled = true;
+        void this.query.interrupt().catch(() => {});
+      };
+      sink.signal.addEventListener('abort', onAbort, { once: true });
+      const settle = () => {
+        sink.signal.removeEventListener('abort', onAbort);
+        if (this.#running === running) this.#running = undefined;
+      };
+      running.resolve = (reason) => {
+        settle();
+        resolve(reason);
+      };
+      running.reject = (error) => {
+        settle();
+        reject(error);
+      };
+      this.#running = running;
+      this.send(contentOf(prompt));
+    });
+  }
+
+  async #pump(): Promise<void> {
+    try {
+      for await (const message of this.query) this.#take(message);
+      this.#ended = new TuttiError('TUTTI_ERR_TURN_FAILED', {
+        provider: PROVIDER,
+        reason: 'Claude Code ended its message stream',
+      });
+    } catch (error) {
+      this.#ended = new TuttiError(
+        'TUTTI_ERR_TURN_FAILED',
+        { provider: PROVIDER, reason: error instanceof Error ? error.message : String(error) },
+        { cause: error },
+      );
+    }
+    this.#running?.reject(this.#ended);
+  }
+
+  #take(message: SDKMessage): void {
+    const turn = this.#running;
+    if (!turn) return;
+    const { sink } = turn;
+    if (message.type === 'stream_event') {
+      const event = message.event as { type?: string; delta?: { type?: string; text?: string } };
+      if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
+        turn.deltas = true;
+        if (event.delta.text) sink.emit({ type: 'text', text: event.delta.text });
+      }
+      return;
+    }
+    if (message.type === 'assistant') {
+      for (const block of message.message.content as {
+        type: string;
+        id?: string;
+        name?: string;
+        text?: string;
+      }[]) {
+        if (block.type === 'tool_use' && block.id && block.name) {
+          const call = toolOf(block.name);
+          turn.calls.set(block.id, call);
+          sink.emit({ type: 'tool_call', callId: block.id, ...call, status: 'in_progress' });
+        } else if (block.type === 'text' && block.text && !turn.deltas) {
+          sink.emit({ type: 'text', text: block.text });
+        }
+      }
+      return;
+    }
+    if (message.type === 'user') {
+      const content = message.message.content;
+      if (!Array.isArray(content)) return;
+      for (const block of content as { type: string; tool_use_id?: string; is_error?: boolean }[]) {
+        if (block.type !== 'tool_result' || !block.tool_use_id) continue;
+        const call = turn.calls.get(block.tool_use_id) ?? { server: '', tool: '' };
+        const isError = block.is_error === true;
+        sink.emit({
+          type: 'tool_call',
+          callId: block.tool_use_id,
+          ...call,
+          status: isError ? 'failed' : 'completed',
+        });
+        sink.emit({ type: 'tool_result', callId: block.tool_use_id, isError });
+      }
+      return;
+    }
+    if (message.type === 'result') {
+      const result = message as { subtype: string; stop_reason?: string | null; errors?: string[] };
+      if (result.subtype === 'success') {
+        turn.resolve(
+          result.stop_reason === 'max_tokens'
+            ? 'max_tokens'
+            : result.stop_reason === 'refusal'
+              ? 'refusal'
+              : 'end_turn',
+        );
+      } else if (turn.cancelled) turn.resolve('cancelled');
+      else if (result.subtype === 'error_max_turns') turn.resolve('max_tokens');
+      else {
+        turn.reject(
+          new TuttiError('TUTTI_ERR_TURN_FAILED', {
+            provider: PROVIDER,
+            reason: (result.errors ?? [result.subtype]).join('; '),
+          }),
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,369 @@
+/**
+ * A scripted model on 127.0.0.1 for turns with real agents (test support, not product): it
+ * speaks Anthropic Messages (`/v1/messages`, `/v1/messages/count_tokens`), OpenAI
+ * Responses (`/v1/responses`) and OpenAI Chat Completions (`/v1/chat/completions`), all
+ * streaming, and answers each request from the test's script: call a tool with these
+ * arguments, or answer with a text. Every request is recorded as received, so a test can
+ * read what the agent sent the model (earlier turns, tools offered, system prompt).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Which wire API a request came in on. */
+export type ModelApi = 'anthropic' | 'responses' | 'chat';
+
+/** One request as the script sees it, normalized across the three APIs. */
+export interface ModelRequest {
+  readonly api: ModelApi;
+  /** The parsed request body, as sent. */
+  readonly body: Record<string, unknown>;
+  /** Names of the tools offered (Responses namespace tools as `<namespace>/<name>`). */
+  readonly tools: readonly string[];
+  /** The text of every message of the conversation, system prompt and tool results included. */
+  readonly transcript: string;
+  /** Results of tool calls in the conversation, in order (their text). */
+  readonly toolResults: readonly string[];
+  /** Results of tool calls since the last user prompt (this turn's), in order. */
+  readonly turnToolResults: readonly string[];
+  /** The last user text of the conversation. */
+  readonly lastUserText: string;
+}
+
+/** What the model answers. */
+export type ModelReply =
+  | { readonly text: string }
+  | { readonly toolCall: { readonly name: string; readonly arguments: Record<string, unknown> } };
+
+/** Decides the reply to one request. */
+export type ModelScript = (request: ModelRequest) => ModelReply | Promise<ModelReply>;
+
+/** A running scripted model. */
+export interface ScriptedModel {
+  /** `http://127.0.0.1:<port>` (Anthropic clients take it as it is, OpenAI ones with `/v1`). */
+  readonly url: string;
+  readonly requests: ModelRequest[];
+  /** Replaces the script (the default answers "ok"). */
+  script(script: ModelScript): void;
+  close(): Promise<void>;
+}
+
+/** Starts the model on a dynamic loopback port. */
+export async function startScriptedModel(initial?: ModelScript): Promise<ScriptedModel> {
+  let script: ModelScript = initial ?? (() => ({ text: 'ok' }));
+  const requests: ModelRequest[] = [];
+  let ids = 0;
+
+  const server = createServer((req, res) => {
+    void serve(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: String(error) } }));
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const body = chunks.length
+      ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>)
+      : {};
+    if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
+      return json(res, { input_tokens: 10 });
+    }
+    const api: ModelApi | undefined = path.endsWith('/messages')
+      ? 'anthropic'
+      : path.endsWith('/responses')
+        ? 'responses'
+        : path.endsWith('/chat/completions')
+          ? 'chat'
+          : undefined;
+    if (req.method !== 'POST' || !api) {
+      if (req.method === 'GET' && path.endsWith('/models')) return json(res, { data: [] });
+      res.writeHead(404, { 'content-type': 'application/json' });
+      return void res.end('{"error":{"message":"not found"}}');
+    }
+    const request = normalize(api, body);
+    requests.push(request);
+    const reply = await script(request);
+    ids += 1;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (api === 'anthropic') anthropic(res, reply, ids);
+    else if (api === 'responses') responses(res, reply, ids);
+    else chat(res, reply, ids);
+    res.end();
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    script(next) {
+      script = next;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function json(res: ServerResponse, value: unknown): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(value));
+}
+
+/** Text of any content shape the three APIs use. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map(textOf).join('\n');
+  if (content && typeof content === 'object') {
+    const part = content as Record<string, unknown>;
+    if (typeof part.text === 'string') return part.text;
+    if ('content' in part) return textOf(part.content);
+    if (typeof part.output === 'string') return part.output;
+  }
+  return '';
+}
+
+function normalize(api: ModelApi, body: Record<string, unknown>): ModelRequest {
+  const tools: string[] = [];
+  const visit = (list: unknown, prefix: string) => {
+    for (const tool of Array.isArray(list) ? list : []) {
+      const t = tool as { name?: string; tools?: unknown; function?: { name?: string } };
+      if (Array.isArray(t.tools)) visit(t.tools, `${t.name}/`);
+      else if (t.function?.name) tools.push(`${prefix}${t.function.name}`);
+      else if (typeof t.name === 'string') tools.push(`${prefix}${t.name}`);
+    }
+  };
+  visit(body.tools, '');
+  const parts: string[] = [];
+  const toolResults: string[] = [];
+  let turnToolResults: string[] = [];
+  let lastUserText = '';
+  const result = (text: string) => {
+    // A result with no text (Claude's ToolSearch answers tool references) is no answer.
+    if (!text) return;
+    toolResults.push(text);
+    turnToolResults.push(text);
+    parts.push(text);
+  };
+  const prompt = (text: string) => {
+    lastUserText = text;
+    turnToolResults = [];
+  };
+  const system = body.system ?? body.instructions;
+  if (system) parts.push(textOf(system));
+  const messages = (api === 'responses' ? body.input : body.messages) as unknown;
+  for (const message of Array.isArray(messages)
+    ? messages
+    : typeof messages === 'string'
+      ? [{ role: 'user', content: messages }]
+      : []) {
+    const m = message as Record<string, unknown>;
+    if (m.type === 'function_call_output') {
+      result(textOf(m.output));
+      continue;
+    }
+    if (m.role === 'tool') {
+      result(textOf(m.content));
+      continue;
+    }
+    if (Array.isArray(m.content)) {
+      for (const block of m.content as Record<string, unknown>[]) {
+        if (block.type === 'tool_result') result(textOf(block.content));
+        else {
+          const text = textOf(block);
+          parts.push(text);
+          if (m.role === 'user' && text && !text.startsWith('<system-reminder>')) prompt(text);
+        }
+      }
+    } else {
+      const text = textOf(m.content);
+      parts.push(text);
+      if (m.role === 'user' && text) prompt(text);
+    }
+  }
+  return {
+    api,
+    body,
+    tools,
+    transcript: parts.join('\n'),
+    toolResults,
+    turnToolResults,
+    lastUserText,
+  };
+}
+
+function sse(res: ServerResponse, event: string | undefined, data: unknown): void {
+  res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+}
+
+function anthropic(res: ServerResponse, reply: ModelReply, id: number): void {
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  sse(res, 'message_start', {
+    type: 'message_start',
+    message: {
+      id: `msg_${id}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'scripted-model',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  });
+  if ('text' in reply) {
+    sse(res, 'content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '' },
+    });
+    sse(res, 'content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: reply.text },
+    });
+    sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
+  } else {
+    sse(res, 'content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: `toolu_${id}`, name: reply.toolCall.name, input: {} },
+    });
+    sse(res, 'content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.toolCall.arguments) },
+    });
+    sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
+  }
+  sse(res, 'message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: 'text' in reply ? 'end_turn' : 'tool_use', stop_sequence: null },
+    usage: { output_tokens: 5 },
+  });
+  sse(res, 'message_stop', { type: 'message_stop' });
+}
+
+function responses(res: ServerResponse, reply: ModelReply, id: number): void {
+  const response = { id: `resp_${id}`, object: 'response', status: 'in_progress', output: [] };
+  sse(res, 'response.created', { type: 'response.created', response });
+  let item: Record<string, unknown>;
+  if ('text' in reply) {
+    item = {
+      type: 'message',
+      role: 'assistant',
+      id: `msg_${id}`,
+      status: 'completed',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    };
+    sse(res, 'response.output_item.added', {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...item, status: 'in_progress', content: [] },
+    });
+    sse(res, 'response.output_text.delta', {
+      type: 'response.output_text.delta',
+      item_id: `msg_${id}`,
+      output_index: 0,
+      content_index: 0,
+      delta: reply.text,
+    });
+  } else {
+    // Responses namespace tools: the call names the inner tool and carries the namespace.
+    const [namespace, name] = reply.toolCall.name.includes('/')
+      ? reply.toolCall.name.split('/')
+      : [undefined, reply.toolCall.name];
+    item = {
+      type: 'function_call',
+      id: `fc_${id}`,
+      call_id: `call_${id}`,
+      name,
+      ...(namespace ? { namespace } : {}),
+      arguments: JSON.stringify(reply.toolCall.arguments),
+      status: 'completed',
+    };
+    sse(res, 'response.output_item.added', {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item,
+    });
+  }
+  sse(res, 'response.output_item.done', {
+    type: 'response.output_item.done',
+    output_index: 0,
+    item,
+  });
+  sse(res, 'response.completed', {
+    type: 'response.completed',
+    response: {
+      ...response,
+      status: 'completed',
+      output: [item],
+      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    },
+  });
+}
+
+function chat(res: ServerResponse, reply: ModelReply, id: number): void {
+  const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+    id: `chatcmpl-${id}`,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: 'scripted-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  if ('text' in reply) {
+    sse(res, undefined, chunk({ role: 'assistant', content: reply.text }, null));
+    sse(res, undefined, chunk({}, 'stop'));
+  } else {
+    sse(
+      res,
+      undefined,
+      chunk(
+        {
+          role: 'assistant',
+          tool_calls: [
+            {
+              index: 0,
+              id: `call_${id}`,
+              type: 'function',
+              function: {
+                name: reply.toolCall.name,
+                arguments: JSON.stringify(reply.toolCall.arguments),
+              },
+            },
+          ],
+        },
+        null,
+      ),
+    );
+    sse(res, undefined, chunk({}, 'tool_calls'));
+  }
+  sse(res, undefined, {
+    ...chunk({}, null),
+    choices: [],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  });
+  res.write('data: [DONE]\n\n');
+}
+
+/**
+ * The usual script of a tool-calling turn: call `tool` (the name as this API offers it)
+ * with `args`, then answer with a text quoting the tool's result. A request that offers no
+ * tools (a title request) gets a short title.
+ */
+export function callToolThenAnswer(
+  tool: (request: ModelRequest) => string | undefined,
+  args: Record<string, unknown>,
+): ModelScript {
+  return (request) => {
+    if (request.tools.length === 0) return { text: 'Scripted title' };
+    const seen = request.turnToolResults.length;
+    if (seen > 0) return { text: `The tool said: ${request.turnToolResults[seen - 1]}` };
+    const name = tool(request);
+    return name ? { toolCall: { name, arguments: args } } : { text: 'no such tool offered' };
+  };
+}
