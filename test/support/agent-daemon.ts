@@ -17,8 +17,14 @@ import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 export interface AgentDaemon {
   /** The daemon running now (a new one after {@link AgentDaemon.restart}). */
   readonly daemon: TuttidProcess;
-  /** Ends the daemon with `signal` and starts a new one on the same home and environment. */
-  restart(signal: 'SIGKILL' | 'SIGTERM'): Promise<TuttidProcess>;
+  /**
+   * Ends the daemon with `signal` and starts a new one on the same home and environment,
+   * resolving once its connectors settled (`until: 'ready'`: once its servers listen).
+   */
+  restart(
+    signal: 'SIGKILL' | 'SIGTERM',
+    options?: { until?: 'ready' | 'settled' },
+  ): Promise<TuttidProcess>;
   readonly agentEnv: AgentTestEnv;
   /** Folder the daemon's `os.tmpdir()` points at (agent session homes land here). */
   readonly tmp: string;
@@ -119,10 +125,10 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
     get daemon() {
       return daemon;
     },
-    async restart(signal) {
+    async restart(signal, restartOptions) {
       daemon.child.kill(signal);
       await daemon.exited;
-      daemon = await startTuttid(home, args);
+      daemon = await startTuttid(home, args, restartOptions);
       return daemon;
     },
     agentEnv,

@@ -107,7 +107,10 @@ export interface Daemon {
   absorbEscapedError(error: unknown): boolean;
   /** The agent sessions' bearer tokens (every one is revoked when the daemon closes). */
   readonly tokens: TokenService;
-  /** Resolves once the sessions recorded by the previous daemon were brought back (or listed as needing a restart). */
+  /**
+   * Resolves once the sessions recorded by the previous daemon were brought back (or listed
+   * as needing a restart); that starts once the connectors settled ({@link settled}).
+   */
   readonly restored: Promise<void>;
   /** Stops everything in order; idempotent. */
   close(): Promise<void>;
@@ -138,7 +141,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     async () => lock.release(),
     () => supervisor.close(),
   ];
+  let closing = false;
   const closeAll = async () => {
+    closing = true;
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
   try {
@@ -326,11 +331,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     await writeDaemonFile(home, info);
     cleanups.push(() => removeDaemonFile(home, process.pid));
-    // The sessions of the previous daemon come back once the servers listen and the
-    // connectors had their chance to come up; their old tokens are gone with that daemon.
+    // The sessions of the previous daemon come back once the servers listen and every
+    // installed connector made its first attempt (ready, failed or stopped by its start
+    // timeout), so a resumed agent's first tools/list already holds the connectors' tools.
+    // Their old tokens are gone with that daemon. A daemon closing meanwhile restores none.
     const restoring = host.restoreSessions(
-      records.list((file, reason) =>
-        logger.warn({ file }, `a session record could not be read: ${reason}`),
+      settled.then(() =>
+        closing
+          ? []
+          : records.list((file, reason) =>
+              logger.warn({ file }, `a session record could not be read: ${reason}`),
+            ),
       ),
     );
     const restored = (async () => {
