@@ -1,6 +1,9 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isTuttiError } from '@tutti/core';
-import { parseTuttidArgs, TUTTID_OPTIONS, TUTTID_USAGE } from './tuttid.js';
+import { parseTuttidArgs, TUTTID_OPTIONS, TUTTID_USAGE, tuttiCommand } from './tuttid.js';
 
 describe('tuttid arguments', () => {
   it('takes -h and --help, and documents every option it takes in the usage', () => {
@@ -26,5 +29,19 @@ describe('tuttid arguments', () => {
     }
     expect(isTuttiError(error, 'TUTTI_ERR_DAEMON_BAD_ARGUMENT')).toBe(true);
     expect((error as Error).message).toContain('--max-release-mb takes a whole number of MiB');
+  });
+
+  it('tells the banner to run `tutti` by name when it is on PATH, else through node', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-path-'));
+    try {
+      expect(tuttiCommand({ PATH: dir })).toMatch(/^node \S+\/cli\/bin\/tutti\.js$/);
+      await writeFile(join(dir, 'tutti'), '#!/bin/sh\n');
+      expect(tuttiCommand({ PATH: dir })).toMatch(/^node /);
+      await chmod(join(dir, 'tutti'), 0o755);
+      expect(tuttiCommand({ PATH: `relative:${dir}` })).toBe('tutti');
+      expect(tuttiCommand({ PATH: 'relative' })).toMatch(/^node /);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -84,6 +84,25 @@ describe('tuttid', () => {
     expect(existsSync(home)).toBe(false);
   });
 
+  it('says in its banner how to install a connector when the home holds none', async () => {
+    const home = await newHome();
+    const launched = launchTuttid(home, ['--no-demo'], { json: false });
+    const banner = await new Promise<string>((resolve, reject) => {
+      const read = () => {
+        if (launched.stdout().includes('  stop ')) resolve(launched.stdout());
+      };
+      launched.child.stdout!.on('data', () => setImmediate(read));
+      void launched.exited.then(() => reject(new Error(`tuttid exited: ${launched.stderr()}`)));
+    });
+    expect(banner).toContain('tuttid is ready');
+    expect(banner).toContain('connectors  none installed: install one through the control API');
+    expect(banner).toContain('POST /v1/connectors/install {"path": "<release folder>"}');
+    expect(banner).toContain(`CLI shims   ${join(home, 'bin')}`);
+    expect(banner).toMatch(/discover {4}(tutti|node \S+tutti\.js) connector available --home /);
+    launched.child.kill('SIGTERM');
+    expect((await launched.exited).code).toBe(143);
+  });
+
   it('seeds the demo connectors on an empty home and serves their tools', async () => {
     const home = await newHome();
     const daemon = await startTuttid(home);
@@ -204,7 +223,7 @@ describe('tuttid', () => {
       { key: 'keep', state: 'ready', toolCount: 10 },
     ]);
     expect(await toolNames(await bindingOf(second))).toContain('keep_tool_2');
-  });
+  }, 90_000);
 
   it('comes back with the last good state when its state file was damaged', async () => {
     const home = await newHome();
@@ -218,5 +237,5 @@ describe('tuttid', () => {
     const second = await startTuttid(home);
     expect((await second.settled)?.connectors.map((c) => c.key)).toEqual(['sturdy']);
     expect(second.stderr()).toMatch(/TUTTI_ERR_STORE_STATE_RESTORED/);
-  });
+  }, 90_000);
 });

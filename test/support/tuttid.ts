@@ -65,11 +65,28 @@ export interface LaunchedTuttid {
   readonly settled: Promise<SettledLine | undefined>;
 }
 
-/** Spawns `tuttid --json` on `home` with extra args, without waiting for anything. */
-export function launchTuttid(home: string, args: string[] = []): LaunchedTuttid {
+/**
+ * Spawns `tuttid --json` on `home` with extra args, without waiting for anything
+ * (`json: false`: without `--json`, printing its banner; no ready line is read then).
+ */
+export function launchTuttid(
+  home: string,
+  args: string[] = [],
+  { json = true }: { json?: boolean } = {},
+): LaunchedTuttid {
   const child = spawn(
     process.execPath,
-    ['-C', 'tutti-source', '--import', LOADER, ENTRY, '--home', home, '--json', ...args],
+    [
+      '-C',
+      'tutti-source',
+      '--import',
+      LOADER,
+      ENTRY,
+      '--home',
+      home,
+      ...(json ? ['--json'] : []),
+      ...args,
+    ],
     { cwd: ROOT, env: { ...process.env, TUTTI_HOME: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   started.push(child);
