@@ -11,7 +11,6 @@ import { daemonInfoPath, fetchAvailableConnectors, readDaemonInfo } from './daem
 const LOADER = fileURLToPath(
   new URL('../../test/fixtures/upstream/ts-loader.mjs', import.meta.url),
 );
-const LOCK_MODULE = fileURLToPath(new URL('../../core/src/daemon/home-lock.ts', import.meta.url));
 
 let home: string;
 
@@ -33,11 +32,15 @@ afterEach(async () => {
 
 /** A process that holds the home's lock, as a daemon does from its first moment. */
 async function lockHolder(): Promise<ChildProcess> {
-  const script = `const { acquireHomeLock } = await import(${JSON.stringify(LOCK_MODULE)});
+  const script = `const { acquireHomeLock } = await import('@tutti/core/internal');
 acquireHomeLock(${JSON.stringify(home)}); console.log('locked'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--import', LOADER, '--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-C', 'tutti-source', '--import', LOADER, '--input-type=module', '-e', script],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   holders.push(child);
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {

@@ -6,6 +6,7 @@
 
 // Process supervision.
 export { spawnAgent } from './process/agent-process.js';
+export { acquireHomeLock } from './daemon/home-lock.js';
 export { installExitHandlers } from './process/exit-handlers.js';
 export {
   isProcessGroupAlive,
