@@ -35,11 +35,20 @@ function row(connector: ConnectorSummary): string[] {
   ];
 }
 
-/** The human table of `connectors`, then one line per connector saying what it is for. */
+/** What to do on a home where nothing is installed: the control API installs. */
+export const NOTHING_INSTALLED = [
+  'No connectors are installed.',
+  'Install one through the tutti daemon control API: POST /v1/connectors/install with',
+  '{"path": "<absolute release folder>"}; the control URL and token are in',
+  '<tutti home>/run/daemon.json (see docs/control-api.md). Then run this again.',
+].join('\n');
+
+/**
+ * The human table of `connectors`, then per connector a line saying what it is for and,
+ * for each interface that is not ready, its status with the fixed advice of that status.
+ */
 export function renderConnectorTable(connectors: readonly ConnectorSummary[]): string {
-  if (connectors.length === 0) {
-    return 'No connectors are available. Install a connector and authorize it, then run this again.';
-  }
+  if (connectors.length === 0) return NOTHING_INSTALLED;
   const rows = [[...HEADERS], ...connectors.map(row)];
   const widths = HEADERS.map((_, column) =>
     Math.max(...rows.map((cells) => cells[column]!.length)),
@@ -53,7 +62,15 @@ export function renderConnectorTable(connectors: readonly ConnectorSummary[]): s
   lines.push('');
   for (const connector of connectors) {
     const about = sanitizeText(connector.description);
-    if (about) lines.push(`${connector.key}: ${about}`);
+    lines.push(about ? `${connector.key}: ${about}` : `${connector.key}:`);
+    for (const entry of connector.interfaces) {
+      // The fixed advice, with the connector's key where it says {key}.
+      if (entry.advice) {
+        lines.push(
+          `  ${entry.kind} ${entry.status}: ${entry.advice.replaceAll('{key}', connector.key)}`,
+        );
+      }
+    }
   }
   return lines.join('\n').trimEnd();
 }

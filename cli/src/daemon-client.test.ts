@@ -1,8 +1,16 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { isTuttiError } from '@tutti/core/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { daemonInfoPath, readDaemonInfo } from './daemon-client.js';
+import { daemonInfoPath, fetchAvailableConnectors, readDaemonInfo } from './daemon-client.js';
+
+const LOADER = fileURLToPath(
+  new URL('../../test/fixtures/upstream/ts-loader.mjs', import.meta.url),
+);
 
 let home: string;
 
@@ -11,9 +19,37 @@ beforeEach(async () => {
   await mkdir(join(home, 'run'));
 });
 
+const holders: ChildProcess[] = [];
+
 afterEach(async () => {
+  for (const holder of holders.splice(0)) {
+    const gone = new Promise((resolve) => holder.once('exit', resolve));
+    holder.kill('SIGKILL');
+    await gone;
+  }
   await rm(home, { recursive: true, force: true });
 });
+
+/** A process that holds the home's lock, as a daemon does from its first moment. */
+async function lockHolder(): Promise<ChildProcess> {
+  const script = `const { acquireHomeLock } = await import('@tutti/core/internal');
+acquireHomeLock(${JSON.stringify(home)}); console.log('locked'); setInterval(() => {}, 1000);`;
+  const child = spawn(
+    process.execPath,
+    ['-C', 'tutti-source', '--import', LOADER, '--input-type=module', '-e', script],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  holders.push(child);
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line === 'locked') resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`lock holder exited (${code})`)));
+  });
+  return child;
+}
 
 const valid = { pid: process.pid, controlUrl: 'http://127.0.0.1:4123', controlToken: 't0k' };
 
@@ -39,5 +75,19 @@ describe('readDaemonInfo', () => {
 
   it('treats a missing daemon file as no daemon', async () => {
     expect(await readDaemonInfo(join(home, 'nowhere'))).toBeUndefined();
+  });
+});
+
+describe('fetchAvailableConnectors', () => {
+  it('says no daemon runs when nothing holds the home', async () => {
+    const error = await fetchAvailableConnectors(home).catch((e: unknown) => e);
+    expect(isTuttiError(error, 'TUTTI_ERR_CLI_DAEMON_NOT_RUNNING')).toBe(true);
+  });
+
+  it('tells a daemon that holds the home but does not answer yet from a missing one', async () => {
+    const holder = await lockHolder();
+    const error = await fetchAvailableConnectors(home).catch((e: unknown) => e);
+    expect(isTuttiError(error, 'TUTTI_ERR_CLI_DAEMON_STARTING')).toBe(true);
+    expect((error as Error).message).toContain(`pid ${holder.pid}`);
   });
 });

@@ -12,6 +12,7 @@ import {
   type ConnectorSummary,
   type DaemonInfo,
   daemonFilePath,
+  homeLockHolder,
   parseConnectorSummaries,
   TuttiError,
 } from '@tutti/core/client';
@@ -29,8 +30,15 @@ const LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/.*)?$/
 /** Path of the daemon's control file in `home` (written by the daemon). */
 export const daemonInfoPath = daemonFilePath;
 
-function notRunning(): TuttiError {
-  return new TuttiError('TUTTI_ERR_CLI_DAEMON_NOT_RUNNING');
+/**
+ * Why no daemon answers for `home`: one holds the home's lock but has not published its
+ * control file yet (it is starting), or none runs.
+ */
+function notAnswering(home: string): TuttiError {
+  const starting = homeLockHolder(home);
+  return starting === undefined
+    ? new TuttiError('TUTTI_ERR_CLI_DAEMON_NOT_RUNNING')
+    : new TuttiError('TUTTI_ERR_CLI_DAEMON_STARTING', { pid: starting });
 }
 
 function isAlive(pid: number): boolean {
@@ -80,7 +88,7 @@ interface DaemonAnswer {
 /** Largest answer read from the daemon; a longer one is not a connector list of ours. */
 const ANSWER_LIMIT = 16 * 1024 * 1024;
 
-function request(info: DaemonInfo): Promise<DaemonAnswer> {
+function request(home: string, info: DaemonInfo): Promise<DaemonAnswer> {
   const url = new URL(`${info.controlUrl.replace(/\/+$/, '')}/v1/connectors/available`);
   return new Promise((resolve, reject) => {
     // A socket error names the address; it is dropped on purpose, never chained as a cause.
@@ -116,7 +124,7 @@ function request(info: DaemonInfo): Promise<DaemonAnswer> {
       rejected(`no answer within ${DAEMON_REQUEST_TIMEOUT_MS / 1000} s`);
     }, DAEMON_REQUEST_TIMEOUT_MS);
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNREFUSED' || error.code === 'ECONNRESET') fail(notRunning());
+      if (error.code === 'ECONNREFUSED' || error.code === 'ECONNRESET') fail(notAnswering(home));
       else rejected('the connection failed');
     });
     outgoing.end();
@@ -125,12 +133,12 @@ function request(info: DaemonInfo): Promise<DaemonAnswer> {
 
 /**
  * Asks the daemon running for `home` which connectors are available.
- * Throws TUTTI_ERR_CLI_DAEMON_NOT_RUNNING, _REJECTED or _BAD_RESPONSE.
+ * Throws TUTTI_ERR_CLI_DAEMON_NOT_RUNNING, _STARTING, _REJECTED or _BAD_RESPONSE.
  */
 export async function fetchAvailableConnectors(home: string): Promise<AvailableConnectors> {
   const info = await readDaemonInfo(home);
-  if (!info) throw notRunning();
-  const answer = await request(info);
+  if (!info) throw notAnswering(home);
+  const answer = await request(home, info);
   // Redirects are not followed: the daemon never sends one, and the token stays with it.
   if (answer.status < 200 || answer.status > 299) {
     throw new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason: `HTTP ${answer.status}` });

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import ConnectorAvailable from './commands/connector/available.js';
 import { runWithoutOclif } from './fast-path.js';
+import { INTERFACE_ADVICE } from '@tutti/core/client';
 
 const CLI_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(CLI_ROOT, 'bin', 'tutti.js');
@@ -29,7 +30,12 @@ const CONNECTORS = [
     skills: [{ name: 'github-workflow', title: 'GitHub Workflow', description: 'PRs' }],
     interfaces: [
       { kind: 'mcp', serverName: 'connector', toolPrefix: 'github_', status: 'ready' },
-      { kind: 'cli', command: 'tutti-connector-github', status: 'starting' },
+      {
+        kind: 'cli',
+        command: 'tutti-connector-github',
+        status: 'starting',
+        advice: INTERFACE_ADVICE.starting,
+      },
     ],
   },
 ];

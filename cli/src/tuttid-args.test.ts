@@ -1,8 +1,19 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isTuttiError } from '@tutti/core';
-import { parseTuttidArgs } from './tuttid.js';
+import { parseTuttidArgs, TUTTID_OPTIONS, TUTTID_USAGE, tuttiCommand } from './tuttid.js';
 
 describe('tuttid arguments', () => {
+  it('takes -h and --help, and documents every option it takes in the usage', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs(['--help'], env).help).toBe(true);
+    expect(parseTuttidArgs(['-h'], env).help).toBe(true);
+    expect(parseTuttidArgs([], env).help).toBe(false);
+    for (const name of Object.keys(TUTTID_OPTIONS)) expect(TUTTID_USAGE).toContain(`--${name} `);
+  });
+
   it('takes a release size cap in MiB and leaves the default otherwise', () => {
     const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     expect(parseTuttidArgs(['--max-release-mb', '1024'], env).maxReleaseMb).toBe(1024);
@@ -27,5 +38,19 @@ describe('tuttid arguments', () => {
     expect(() => parseTuttidArgs(['--max-sessions', '0'], env)).toThrow(
       '--max-sessions takes a whole number from 1 up',
     );
+  });
+
+  it('tells the banner to run `tutti` by name when it is on PATH, else through node', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-path-'));
+    try {
+      expect(tuttiCommand({ PATH: dir })).toMatch(/^node \S+\/cli\/bin\/tutti\.js$/);
+      await writeFile(join(dir, 'tutti'), '#!/bin/sh\n');
+      expect(tuttiCommand({ PATH: dir })).toMatch(/^node /);
+      await chmod(join(dir, 'tutti'), 0o755);
+      expect(tuttiCommand({ PATH: `relative:${dir}` })).toBe('tutti');
+      expect(tuttiCommand({ PATH: 'relative' })).toMatch(/^node /);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

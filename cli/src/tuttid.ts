@@ -2,19 +2,20 @@
  * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
- * `[--permission-timeout MS] [--max-sessions N]` (logs: `warn` by
- * default, `info` with `--json`; the limits are described in docs/limits.md):
- * runs the connector daemon until SIGTERM or SIGINT. On ready it writes
- * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line).
+ * `[--permission-timeout MS] [--max-sessions N] [--help]` (logs: `warn` by default, `info`
+ * with `--json`; the limits are described in docs/limits.md): runs the connector daemon until SIGTERM or
+ * SIGINT. On ready (its servers listen; the connectors still come up) it writes
+ * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line); once
+ * the connectors settled, their states (with `--json`, a `settled` line).
  * Logs go to stderr as JSON lines, with every token redacted.
  */
-import { readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants, readdirSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Daemon, isTuttiError, startDaemon, TuttiError } from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
-import { installExitHandlers } from '@tutti/core/internal';
+import { installExitHandlers, shQuote } from '@tutti/core/internal';
 import { pino } from 'pino';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,8 +23,63 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
 const demoRoot = resolve(here, '..', 'demo-connectors');
 
+/** What `tuttid --help` prints. */
+export const TUTTID_USAGE = `Usage: tuttid [options]
+
+Runs the tutti connector daemon on one tutti home until SIGTERM or SIGINT (Ctrl-C). It
+serves every installed connector's tools from one loopback MCP server, "connector", and
+its control API on 127.0.0.1. One daemon runs per home.
+
+Options:
+  --home DIR                  tutti home (default: $TUTTI_HOME, else ~/.tutti)
+  --no-demo                   on an empty home, install no demo connectors (by default
+                              it installs "notes", an MCP server, and "hello", a CLI)
+  --json                      print JSON lines (ready, then settled) instead of the
+                              banner; logs at info
+  --log-level LEVEL           trace, debug, info, warn, error, fatal or silent
+                              (default: warn, info with --json); logs go to stderr
+  --port N                    port of the "connector" MCP server (default: a free one)
+  --control-port N            port of the control API (default: a free one)
+  --mcp-body-limit BYTES      largest request to the MCP server (default 4 MiB)
+  --control-body-limit BYTES  largest request to the control API (default 256 KiB)
+  --max-listen-streams N      subscriptions/listen streams per session (default 16)
+  --max-argument-depth N      deepest nesting of tools/call arguments (default 64)
+  --agent-timeout MS          longest an agent may take to start or answer (default 60000)
+  --permission-timeout MS     how long a turn's permission request waits for an answer
+                              before it is denied (default 300000)
+  --max-sessions N            most live agent sessions at once (default 64)
+  --max-release-mb N          largest installed release, in MiB (default 256)
+  -h, --help                  print this help and exit
+
+Once ready it writes <home>/run/daemon.json (control URL and token, mode 0600).
+Discover the connectors with \`tutti connector available\`; install one through the
+control API: POST /v1/connectors/install {"path": "<release folder>"}
+(docs/control-api.md). Limits: docs/limits.md.
+`;
+
+/** The options `tuttid` takes, as `node:util` parseArgs reads them. */
+export const TUTTID_OPTIONS = {
+  home: { type: 'string' },
+  port: { type: 'string' },
+  'control-port': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  'no-demo': { type: 'boolean', default: false },
+  'log-level': { type: 'string' },
+  'mcp-body-limit': { type: 'string' },
+  'control-body-limit': { type: 'string' },
+  'max-listen-streams': { type: 'string' },
+  'max-argument-depth': { type: 'string' },
+  'agent-timeout': { type: 'string' },
+  'permission-timeout': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'max-release-mb': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 /** Parsed command line. */
 export interface TuttidArgs {
+  /** `--help`: print {@link TUTTID_USAGE} and exit. */
+  help: boolean;
   home: string;
   port: number;
   controlPort: number;
@@ -75,22 +131,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: {
-        home: { type: 'string' },
-        port: { type: 'string' },
-        'control-port': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'no-demo': { type: 'boolean', default: false },
-        'log-level': { type: 'string' },
-        'mcp-body-limit': { type: 'string' },
-        'control-body-limit': { type: 'string' },
-        'max-listen-streams': { type: 'string' },
-        'max-argument-depth': { type: 'string' },
-        'agent-timeout': { type: 'string' },
-        'permission-timeout': { type: 'string' },
-        'max-sessions': { type: 'string' },
-        'max-release-mb': { type: 'string' },
-      },
+      options: TUTTID_OPTIONS,
       strict: true,
       allowPositionals: false,
     }));
@@ -98,6 +139,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', { problem: (error as Error).message });
   }
   return {
+    help: values.help === true,
     home: resolveHome({ flag: values.home as string | undefined, env }),
     port: portOf(values.port as string | undefined, '--port'),
     controlPort: portOf(values['control-port'] as string | undefined, '--control-port'),
@@ -153,28 +195,78 @@ export function demoConnectors(): string[] {
   }
 }
 
-function banner(daemon: Daemon): string {
-  const lines = ['tuttid is ready', `  home        ${daemon.home}`];
+/** The `tutti` bin of this package. */
+const tuttiBin = resolve(here, '..', 'bin', 'tutti.js');
+
+/** How to run `tutti` from a shell: by name when it is on PATH, else through node. */
+export function tuttiCommand(env: NodeJS.ProcessEnv = process.env): string {
+  const onPath = (env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => isAbsolute(dir))
+    .some((dir) => {
+      try {
+        accessSync(join(dir, 'tutti'), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  return onPath ? 'tutti' : `node ${shellWord(tuttiBin)}`;
+}
+
+/** One line per connector: its state, what it serves, its CLI command. */
+function connectorLines(daemon: Daemon): string[] {
   const statuses = daemon.runtime.status();
-  if (statuses.length === 0) lines.push('  connectors  none installed');
-  for (const status of statuses) {
+  if (statuses.length === 0) {
+    return [
+      '  connectors  none installed: install one through the control API,',
+      '              POST /v1/connectors/install {"path": "<release folder>"} (docs/control-api.md)',
+    ];
+  }
+  return statuses.map((status) => {
     const parts: string[] = [status.state];
     if (status.mcp) parts.push(`${status.toolCount} MCP tools as ${status.key}_*`);
     if (status.cli) parts.push(`CLI tutti-connector-${status.key}`);
-    lines.push(`  connector   ${status.key}: ${parts.join(', ')}`);
-  }
-  lines.push(
+    return `  connector   ${status.key}: ${parts.join(', ')}`;
+  });
+}
+
+/** `value` as a shell word: as it is when plain, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(value) ? value : shQuote(value);
+}
+
+function banner(daemon: Daemon): string {
+  const shims = join(daemon.home, 'bin');
+  const lines = [
+    'tuttid is ready',
+    `  home        ${daemon.home}`,
+    ...connectorLines(daemon),
     `  MCP server  ${daemon.mcpUrl} (agents get a per-session token)`,
+    `  CLI shims   ${shims} (first on PATH in agent sessions)`,
+    `              in a shell: PATH=${shellWord(shims)}:"$PATH" tutti-connector-<key> ...`,
     `  dashboard   ${daemon.dashboard.loginLink().url} (one-time login link, 5 minutes)`,
-    '  discover    tutti connector available',
+    `  discover    ${tuttiCommand()} connector available --home ${shellWord(daemon.home)}`,
     '  stop        Ctrl-C',
-  );
+  ];
   return `${lines.join('\n')}\n`;
 }
 
-/** Runs the daemon; resolves once it is ready (it keeps running until a signal). */
-export async function main(argv: readonly string[]): Promise<Daemon> {
+/** The connectors' states as the JSON lines carry them. */
+function connectorStates(daemon: Daemon) {
+  return daemon.runtime.status().map(({ key, state, toolCount }) => ({ key, state, toolCount }));
+}
+
+/**
+ * Runs the daemon; resolves once it is ready (it keeps running until a signal). With
+ * `--help` it prints the usage and resolves undefined.
+ */
+export async function main(argv: readonly string[]): Promise<Daemon | undefined> {
   const args = parseTuttidArgs(argv);
+  if (args.help) {
+    process.stdout.write(TUTTID_USAGE);
+    return undefined;
+  }
   const logger = pino({ level: args.logLevel }, pino.destination(2));
   const daemon = await startDaemon({
     home: args.home,
@@ -201,17 +293,22 @@ export async function main(argv: readonly string[]): Promise<Daemon> {
       controlUrl: daemon.info.controlUrl,
       mcpUrl: daemon.mcpUrl,
       dashboardLogin: daemon.dashboard.loginLink().url,
-      connectors: daemon.runtime.status().map(({ key, state, toolCount }) => ({
-        key,
-        state,
-        toolCount,
-      })),
+      connectors: connectorStates(daemon),
       plugins: daemon.plugins.map(({ name, status }) => ({ name, status })),
     };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
   } else {
     process.stdout.write(banner(daemon));
   }
+  // Connectors come up after ready; once each made its first attempt, say where they stand.
+  void daemon.settled.then(() => {
+    if (!daemon.runtime.status().length && !args.json) return;
+    process.stdout.write(
+      args.json
+        ? `${JSON.stringify({ event: 'settled', connectors: connectorStates(daemon) })}\n`
+        : `connectors settled:\n${connectorLines(daemon).join('\n')}\n`,
+    );
+  });
   return daemon;
 }
 

@@ -5,8 +5,17 @@
  * hundreds of milliseconds it does not need (see docs/benchmarks.md). A test keeps it so.
  */
 export { type DaemonInfo, daemonFilePath } from './daemon/daemon-file.js';
+export { homeLockHolder } from './daemon/home-lock.js';
 export * from './errors/index.js';
 export { sanitizeText } from './guidance/sanitize-text.js';
 export type { ConnectorSummary, SkillSummary } from './catalog/connector-summary.js';
 export { parseConnectorSummaries } from './catalog/connector-summary-check.js';
+export {
+  adviceOf,
+  CLI_STATUSES,
+  type CliStatus,
+  INTERFACE_ADVICE,
+  INTERFACE_STATUSES,
+  type InterfaceStatus,
+} from './catalog/interface-status.js';
 export { resolveHome } from './store/home.js';

@@ -6,6 +6,7 @@
 
 // Process supervision.
 export { spawnAgent } from './process/agent-process.js';
+export { acquireHomeLock } from './daemon/home-lock.js';
 export { installExitHandlers } from './process/exit-handlers.js';
 export {
   isProcessGroupAlive,
@@ -34,6 +35,7 @@ export {
 } from './manifest/read-manifest.js';
 export { resolveReleasePaths } from './manifest/release-paths.js';
 export { publishShim } from './shims/publish-shim.js';
+export { shQuote } from './shims/shell-quote.js';
 export { discoverAndLoadPlugins } from './plugins/load-plugins.js';
 export type { ConnectorStatus } from './runtime/types.js';
 

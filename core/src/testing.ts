@@ -3,6 +3,11 @@
  * releases that run the repository's fixtures, a fake connector subsystem). Source only:
  * it is not built, and it resolves only under the `tutti-source` condition the tests use.
  */
-export { type ReleaseSpec, writeRelease } from './runtime/test-support.js';
+export {
+  groupGone,
+  type ReleaseSpec,
+  SILENT_SERVER,
+  writeRelease,
+} from './runtime/test-support.js';
 export { createFakeConnector } from './session/test-support/fake-connector.js';
 export { cleanUp, tempDir } from './store/store-test-support.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RevokeReason } from '@tutti/core/internal';
@@ -87,5 +87,31 @@ describe('install answer', () => {
     const { body: available } = await test.control('GET', '/v1/connectors/available');
     const skilled = available.connectors.find((c: { key: string }) => c.key === 'skilled');
     expect(skilled.skills.map((s: { name: string }) => s.name)).toEqual(['good']);
+  });
+
+  it('lists a skill whose SKILL.md cannot be read as a file, and serves the others', async () => {
+    const test = await startTestDaemon();
+    const release = await writeRelease({
+      key: 'unread',
+      cli: 'console.log("ok");\n',
+      skills: { good: '---\nname: good\ndescription: A skill that is complete.\n---\n# Good\n' },
+    });
+    // A folder named SKILL.md: found like a skill, and not a file anyone can read.
+    await mkdir(join(release, 'skills', 'broken', 'SKILL.md'), { recursive: true });
+    await writeFile(join(release, 'skills', 'broken', 'SKILL.md', 'notes.txt'), 'x');
+    const { status, body } = await test.control('POST', '/v1/connectors/install', {
+      path: release,
+    });
+    expect(status).toBe(200);
+    expect(body.skipped).toEqual([
+      {
+        path: 'skills/broken/SKILL.md',
+        code: 'unreadable',
+        reason: 'skills/broken/SKILL.md cannot be read as a file: skipped.',
+      },
+    ]);
+    expect(body.runtime.state).toBe('ready');
+    const { body: available } = await test.control('GET', '/v1/connectors/available');
+    expect(available.connectors[0].skills.map((s: { name: string }) => s.name)).toEqual(['good']);
   });
 });

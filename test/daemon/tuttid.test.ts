@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '@tutti/core/internal';
 import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 
 const homes: string[] = [];
 
@@ -71,10 +72,41 @@ async function allGone(pids: number[]): Promise<boolean> {
 }
 
 describe('tuttid', () => {
+  it('prints its usage with --help and exits 0, touching no home', async () => {
+    const home = join(await newHome(), 'not-created');
+    const launched = launchTuttid(home, ['--help']);
+    const closed = new Promise((resolve) => launched.child.once('close', resolve));
+    expect(await launched.exited).toEqual({ code: 0, signal: null });
+    await closed;
+    expect(launched.stdout()).toContain('Usage: tuttid [options]');
+    expect(launched.stdout()).toContain('--no-demo');
+    expect(launched.stderr()).toBe('');
+    expect(existsSync(home)).toBe(false);
+  });
+
+  it('says in its banner how to install a connector when the home holds none', async () => {
+    const home = await newHome();
+    const launched = launchTuttid(home, ['--no-demo'], { json: false });
+    const banner = await new Promise<string>((resolve, reject) => {
+      const read = () => {
+        if (launched.stdout().includes('  stop ')) resolve(launched.stdout());
+      };
+      launched.child.stdout!.on('data', () => setImmediate(read));
+      void launched.exited.then(() => reject(new Error(`tuttid exited: ${launched.stderr()}`)));
+    });
+    expect(banner).toContain('tuttid is ready');
+    expect(banner).toContain('connectors  none installed: install one through the control API');
+    expect(banner).toContain('POST /v1/connectors/install {"path": "<release folder>"}');
+    expect(banner).toContain(`CLI shims   ${join(home, 'bin')}`);
+    expect(banner).toMatch(/discover {4}(tutti|node \S+tutti\.js) connector available --home /);
+    launched.child.kill('SIGTERM');
+    expect((await launched.exited).code).toBe(143);
+  });
+
   it('seeds the demo connectors on an empty home and serves their tools', async () => {
     const home = await newHome();
     const daemon = await startTuttid(home);
-    expect(daemon.ready.connectors.map((c) => c.key)).toEqual(['hello', 'notes']);
+    expect((await daemon.settled)?.connectors.map((c) => c.key)).toEqual(['hello', 'notes']);
 
     const available = await daemon.control('GET', '/v1/connectors/available');
     expect(available.body.connectors.map((c: { key: string }) => c.key)).toEqual([
@@ -187,9 +219,11 @@ describe('tuttid', () => {
     expect(await allGone(pids)).toBe(true);
 
     const second = await startTuttid(home);
-    expect(second.ready.connectors).toEqual([{ key: 'keep', state: 'ready', toolCount: 10 }]);
+    expect((await second.settled)?.connectors).toEqual([
+      { key: 'keep', state: 'ready', toolCount: 10 },
+    ]);
     expect(await toolNames(await bindingOf(second))).toContain('keep_tool_2');
-  });
+  }, 90_000);
 
   it('comes back with the last good state when its state file was damaged', async () => {
     const home = await newHome();
@@ -201,7 +235,7 @@ describe('tuttid', () => {
     await writeFile(join(home, 'state', 'installed.json'), '{"version": 1, "connec');
 
     const second = await startTuttid(home);
-    expect(second.ready.connectors.map((c) => c.key)).toEqual(['sturdy']);
+    expect((await second.settled)?.connectors.map((c) => c.key)).toEqual(['sturdy']);
     expect(second.stderr()).toMatch(/TUTTI_ERR_STORE_STATE_RESTORED/);
-  });
+  }, 90_000);
 });

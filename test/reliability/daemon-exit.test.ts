@@ -100,7 +100,7 @@ describe('a tuttid process that ends', () => {
       // The graceful endings' restart is covered in test/daemon/tuttid.test.ts.
       if (ending.how === 'SIGTERM' || ending.how === 'SIGINT') return;
       const again = await startTuttid(home);
-      expect(again.ready.connectors).toEqual([
+      expect((await again.settled)?.connectors).toEqual([
         { key: 'one', state: 'ready', toolCount: 8 },
         { key: 'three', state: 'ready', toolCount: 8 },
         { key: 'two', state: 'ready', toolCount: 11 },

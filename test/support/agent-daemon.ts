@@ -9,7 +9,7 @@ import { expect, vi } from 'vitest';
 import type { AgentSessionInfo } from '@tutti/core';
 import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { isProcessGroupAlive as groupHasLiveMember } from '@tutti/core/internal';
+import { isProcessGroupAlive as groupHasLiveMember, openStore } from '@tutti/core/internal';
 import { writeRelease } from '@tutti/core/testing';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
@@ -17,8 +17,14 @@ import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 export interface AgentDaemon {
   /** The daemon running now (a new one after {@link AgentDaemon.restart}). */
   readonly daemon: TuttidProcess;
-  /** Ends the daemon with `signal` and starts a new one on the same home and environment. */
-  restart(signal: 'SIGKILL' | 'SIGTERM'): Promise<TuttidProcess>;
+  /**
+   * Ends the daemon with `signal` and starts a new one on the same home and environment,
+   * resolving once its connectors settled (`until: 'ready'`: once its servers listen).
+   */
+  restart(
+    signal: 'SIGKILL' | 'SIGTERM',
+    options?: { until?: 'ready' | 'settled' },
+  ): Promise<TuttidProcess>;
   readonly agentEnv: AgentTestEnv;
   /** Folder the daemon's `os.tmpdir()` points at (agent session homes land here). */
   readonly tmp: string;
@@ -53,6 +59,10 @@ export interface AgentDaemonOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Drop-in plugin files written into `<home>/plugins` before the daemon starts: name -> source. */
   readonly plugins?: Readonly<Record<string, string>>;
+  /** Release folders installed into the home before the daemon starts. */
+  readonly installed?: readonly string[];
+  /** Resolve once the daemon is ready, while its connectors may still be starting. */
+  readonly untilReady?: boolean;
   /** Agent descriptors written into `<home>/agents` before the daemon starts: name -> JSON. */
   readonly agentsDir?: Readonly<Record<string, unknown>>;
 }
@@ -82,6 +92,10 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
       await writeFile(join(home, 'plugins', name), source);
     }
   }
+  if (options.installed?.length) {
+    const store = await openStore(home);
+    for (const release of options.installed) await store.install(release);
+  }
   if (options.agentsDir) {
     await mkdir(join(home, 'agents'), { recursive: true });
     for (const [name, json] of Object.entries(options.agentsDir)) {
@@ -90,7 +104,9 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
   }
   let daemon: TuttidProcess;
   try {
-    daemon = await startTuttid(home, ['--no-demo', ...(options.args ?? [])]);
+    daemon = await startTuttid(home, ['--no-demo', ...(options.args ?? [])], {
+      until: options.untilReady ? 'ready' : 'settled',
+    });
   } catch (error) {
     vi.unstubAllEnvs();
     await agentEnv.dispose();
@@ -109,10 +125,10 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
     get daemon() {
       return daemon;
     },
-    async restart(signal) {
+    async restart(signal, restartOptions) {
       daemon.child.kill(signal);
       await daemon.exited;
-      daemon = await startTuttid(home, args);
+      daemon = await startTuttid(home, args, restartOptions);
       return daemon;
     },
     agentEnv,

@@ -1,6 +1,7 @@
 /**
  * Test harness for a real `tuttid` process (run from sources): start it on a home, wait for
- * its ready line, call its control API, and stop or kill it. Every process it starts is
+ * its ready line (servers listening) or its settled line (connectors up), call its control
+ * API, and stop or kill it. Every process it starts is
  * killed in {@link stopAll}.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -25,10 +26,21 @@ export interface ReadyLine {
   connectors: { key: string; state: string; toolCount: number }[];
 }
 
+/**
+ * The daemon's `--json` settled line, printed once every connector installed at start
+ * made its first attempt (the ready line comes before, as soon as the servers listen).
+ */
+export interface SettledLine {
+  event: 'settled';
+  connectors: { key: string; state: string; toolCount: number }[];
+}
+
 /** A running daemon process. */
 export interface TuttidProcess {
   readonly child: ChildProcess;
   readonly ready: ReadyLine;
+  /** Resolves with the settled line (undefined if the process exits first). */
+  readonly settled: Promise<SettledLine | undefined>;
   readonly stderr: () => string;
   readonly stdout: () => string;
   /** Calls the control API with the daemon's control token. */
@@ -42,11 +54,41 @@ export interface TuttidProcess {
 
 const started: ChildProcess[] = [];
 
-/** Starts `tuttid --json` on `home` with extra args; rejects if it exits before ready. */
-export async function startTuttid(home: string, args: string[] = []): Promise<TuttidProcess> {
+/** A `tuttid` process just spawned: what became of it is still open. */
+export interface LaunchedTuttid {
+  readonly child: ChildProcess;
+  readonly stderr: () => string;
+  readonly stdout: () => string;
+  /** Resolves with the exit code or signal once the process ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the ready line, or with undefined when the process exits before one. */
+  readonly ready: Promise<ReadyLine | undefined>;
+  /** Resolves with the settled line, or with undefined when the process exits before one. */
+  readonly settled: Promise<SettledLine | undefined>;
+}
+
+/**
+ * Spawns `tuttid --json` on `home` with extra args, without waiting for anything
+ * (`json: false`: without `--json`, printing its banner; no ready line is read then).
+ */
+export function launchTuttid(
+  home: string,
+  args: string[] = [],
+  { json = true }: { json?: boolean } = {},
+): LaunchedTuttid {
   const child = spawn(
     process.execPath,
-    ['-C', 'tutti-source', '--import', LOADER, ENTRY, '--home', home, '--json', ...args],
+    [
+      '-C',
+      'tutti-source',
+      '--import',
+      LOADER,
+      ENTRY,
+      '--home',
+      home,
+      ...(json ? ['--json'] : []),
+      ...args,
+    ],
     { cwd: ROOT, env: { ...process.env, TUTTI_HOME: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   started.push(child);
@@ -58,26 +100,63 @@ export async function startTuttid(home: string, args: string[] = []): Promise<Tu
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  const ready = await new Promise<ReadyLine>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      out += `${line}\n`;
-      if (line.startsWith('{"event":"ready"')) resolve(JSON.parse(line) as ReadyLine);
-    });
-    void exited.then(({ code, signal }) =>
-      reject(new Error(`tuttid exited (${code ?? signal}) before ready:\n${err}`)),
-    );
+  let onReady!: (line: ReadyLine | undefined) => void;
+  let onSettled!: (line: SettledLine | undefined) => void;
+  const ready = new Promise<ReadyLine | undefined>((resolve) => {
+    onReady = resolve;
   });
+  const settled = new Promise<SettledLine | undefined>((resolve) => {
+    onSettled = resolve;
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    out += `${line}\n`;
+    if (line.startsWith('{"event":"ready"')) onReady(JSON.parse(line) as ReadyLine);
+    if (line.startsWith('{"event":"settled"')) onSettled(JSON.parse(line) as SettledLine);
+  });
+  void exited.then(() => {
+    onReady(undefined);
+    onSettled(undefined);
+  });
+  return { child, stderr: () => err, stdout: () => out, exited, ready, settled };
+}
+
+/**
+ * Starts `tuttid --json` on `home` with extra args and resolves once its connectors
+ * settled (`until: 'ready'`: as soon as it is ready, while they may still be starting);
+ * rejects if it exits before.
+ */
+export async function startTuttid(
+  home: string,
+  args: string[] = [],
+  { until = 'settled' }: { until?: 'ready' | 'settled' } = {},
+): Promise<TuttidProcess> {
+  const launched = launchTuttid(home, args);
+  const ready = await launched.ready;
+  const reached = until === 'ready' ? ready : ready && (await launched.settled);
+  if (!ready || !reached) {
+    const { code, signal } = await launched.exited;
+    throw new Error(`tuttid exited (${code ?? signal}) before ${until}:\n${launched.stderr()}`);
+  }
+  return attachTuttid(home, launched, ready);
+}
+
+/** The harness of a launched daemon that printed `ready` (its control file is read now). */
+export async function attachTuttid(
+  home: string,
+  launched: LaunchedTuttid,
+  ready: ReadyLine,
+): Promise<TuttidProcess> {
   const info = JSON.parse(await readFile(join(home, 'run', 'daemon.json'), 'utf8')) as {
     controlToken: string;
   };
   return {
-    child,
+    child: launched.child,
     ready,
+    settled: launched.settled,
     controlToken: info.controlToken,
-    stderr: () => err,
-    stdout: () => out,
-    exited,
+    stderr: launched.stderr,
+    stdout: launched.stdout,
+    exited: launched.exited,
     async control(method, path, body) {
       const response = await fetch(`${ready.controlUrl}${path}`, {
         method,
@@ -97,6 +176,31 @@ export async function startTuttid(home: string, args: string[] = []): Promise<Tu
       return { status: response.status, body: parsed };
     },
   };
+}
+
+/** One installed connector as `GET /v1/connectors` shows it. */
+export interface ConnectorEntry {
+  key: string;
+  authReady: boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: the runtime status is checked by each test's assertions
+  runtime: any;
+}
+
+/**
+ * Polls `GET /v1/connectors` until `key`'s runtime state is one of `states` (connectors
+ * come up after the daemon is ready) and returns that entry.
+ */
+export async function waitForConnector(
+  daemon: Pick<TuttidProcess, 'control'>,
+  key: string,
+  states: readonly string[] = ['ready'],
+): Promise<ConnectorEntry> {
+  for (;;) {
+    const { body } = await daemon.control('GET', '/v1/connectors');
+    const entry = (body.connectors as ConnectorEntry[]).find((c) => c.key === key);
+    if (entry?.runtime && states.includes(entry.runtime.state)) return entry;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Sends SIGKILL to every daemon still running (afterEach). */

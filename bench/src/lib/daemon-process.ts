@@ -1,6 +1,7 @@
 /**
  * A real `tuttid --json` process for the benches: spawned through core's process
- * supervisor (its own group, HOME/XDG_* in a temp dir), timed from spawn to its ready line,
+ * supervisor (its own group, HOME/XDG_* in a temp dir), timed from spawn to its ready and
+ * settled lines,
  * measured through `/proc` (its own VmRSS and the memory of the upstream processes it
  * started), and stopped with SIGTERM (SIGKILL after a grace period), with every upstream it
  * left behind. Linux only (reads `/proc`).
@@ -77,12 +78,22 @@ export interface ReadyLine {
   readonly connectors: readonly ReadyConnector[];
 }
 
+/** The `settled` line `tuttid --json` prints once every connector made its first attempt. */
+export interface SettledLine {
+  readonly event: 'settled';
+  readonly connectors: readonly ReadyConnector[];
+}
+
 /** A running `tuttid`. */
 export interface Tuttid {
   readonly pid: number;
   readonly ready: ReadyLine;
-  /** Milliseconds from spawn to the ready line. */
+  /** Milliseconds from spawn to the ready line (its servers listen). */
   readonly readyMs: number;
+  /** The settled line; undefined when started `until: 'ready'` and not settled yet. */
+  readonly settled: SettledLine | undefined;
+  /** Milliseconds from spawn to the settled line (0 while not settled). */
+  readonly settledMs: number;
   /** Pids of the processes this daemon started. */
   children(): number[];
   /** SIGTERM, SIGKILL after the grace period; resolves when it and its upstreams are gone. */
@@ -90,9 +101,11 @@ export interface Tuttid {
 }
 
 /**
- * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its ready
- * line (`env` is added to its environment, e.g. the CODEX_HOME its Codex sessions start
- * from; `nodeArgs` go to its Node, e.g. a bench preload). Rejects (after stopping it) when it exits first or is not ready within `timeoutMs`.
+ * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its settled
+ * line (every connector made its first attempt; `until: 'ready'`: its ready line, printed
+ * as soon as its servers listen). `env` is added to its environment (e.g. the CODEX_HOME
+ * its Codex sessions start from); `nodeArgs` go to its Node (e.g. a bench preload).
+ * Rejects (after stopping it) when it exits first or does not get there within `timeoutMs`.
  */
 export async function startTuttid(
   home: string,
@@ -101,6 +114,7 @@ export async function startTuttid(
     extraArgs = [] as readonly string[],
     env = {} as Record<string, string>,
     nodeArgs = [] as readonly string[],
+    until = 'settled' as 'ready' | 'settled',
   } = {},
 ): Promise<Tuttid> {
   const started = performance.now();
@@ -110,12 +124,17 @@ export async function startTuttid(
     { graceMs: 10_000, env },
   );
   const { child, pid } = group;
-  let readyMs = 0;
+  const seen: {
+    ready?: ReadyLine;
+    readyMs: number;
+    settled?: SettledLine;
+    settledMs: number;
+  } = { readyMs: 0, settledMs: 0 };
   try {
-    const ready = await new Promise<ReadyLine>((resolve, reject) => {
+    await new Promise<void>((resolve, reject) => {
       let buffer = '';
       const timer = setTimeout(
-        () => reject(new Error(`tuttid not ready after ${timeoutMs} ms: ${group.stderrTail()}`)),
+        () => reject(new Error(`tuttid not ${until} after ${timeoutMs} ms: ${group.stderrTail()}`)),
         timeoutMs,
       );
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -130,18 +149,40 @@ export async function startTuttid(
             continue;
           }
           if (event?.event === 'ready') {
-            readyMs = performance.now() - started;
+            seen.readyMs = performance.now() - started;
+            seen.ready = event as ReadyLine;
+          } else if (event?.event === 'settled') {
+            seen.settledMs = performance.now() - started;
+            seen.settled = event as SettledLine;
+          } else {
+            continue;
+          }
+          if (event.event === until) {
             clearTimeout(timer);
-            resolve(event as ReadyLine);
+            resolve();
           }
         }
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`tuttid exited (${signal ?? code}) before ready: ${group.stderrTail()}`));
+        reject(
+          new Error(`tuttid exited (${signal ?? code}) before ${until}: ${group.stderrTail()}`),
+        );
       });
     });
-    return { pid, ready, readyMs, children: () => descendants(pid), stop: () => group.stop() };
+    return {
+      pid,
+      ready: seen.ready as ReadyLine,
+      readyMs: seen.readyMs,
+      get settled() {
+        return seen.settled;
+      },
+      get settledMs() {
+        return seen.settledMs;
+      },
+      children: () => descendants(pid),
+      stop: () => group.stop(),
+    };
   } catch (error) {
     await group.stop();
     throw error;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TuttiError } from '../errors/index.js';
 import { connectorSummarySchema } from './connector-summary.js';
+import { INTERFACE_ADVICE } from './interface-status.js';
 import { createConnectorCatalog } from './connector-catalog.js';
 
 const GITHUB = {
@@ -51,7 +52,7 @@ describe('the connector catalog', () => {
     expect(connectorSummarySchema.parse(routes.get('github'))).toEqual(routes.get('github'));
   });
 
-  it('lists only the interfaces a connector declares, with their run status', () => {
+  it('lists only the interfaces a connector declares, with their run status and its advice', () => {
     const routes = createConnectorCatalog();
     routes.commit('notes', 1, { name: 'Notes', description: '', cli: { status: 'starting' } });
     expect(routes.get('notes')).toEqual({
@@ -59,7 +60,14 @@ describe('the connector catalog', () => {
       name: 'Notes',
       description: '',
       skills: [],
-      interfaces: [{ kind: 'cli', command: 'tutti-connector-notes', status: 'starting' }],
+      interfaces: [
+        {
+          kind: 'cli',
+          command: 'tutti-connector-notes',
+          status: 'starting',
+          advice: INTERFACE_ADVICE.starting,
+        },
+      ],
     });
   });
 

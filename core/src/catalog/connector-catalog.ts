@@ -1,5 +1,5 @@
 /**
- * The connector catalog: discover metadata of every ready connector, generation-fenced
+ * The connector catalog: discover metadata of every serving connector, generation-fenced
  * exactly like the MCP registry, listed as `ConnectorSummary` objects (docs/control-api.md)
  * sorted by key. It holds no URL, port, token or path: its inputs cannot carry one (strict schemas).
  */
@@ -18,6 +18,7 @@ import {
   connectorMetadataSchema,
   connectorSummarySchema,
 } from './connector-summary.js';
+import { adviceOf, type InterfaceStatus } from './interface-status.js';
 
 /** The generation-fenced table of connector discover metadata. */
 export interface ConnectorCatalog {
@@ -34,6 +35,12 @@ export interface ConnectorCatalog {
   list(): readonly ConnectorSummary[];
   /** The generation currently listed for `connectorKey`, or undefined. */
   generationOf(connectorKey: string): number | undefined;
+}
+
+/** `status` and, unless it is `ready`, its fixed advice. */
+export function withAdvice<S extends InterfaceStatus>(status: S): { status: S; advice?: string } {
+  const advice = adviceOf(status);
+  return advice === undefined ? { status } : { status, advice };
 }
 
 function summarize(key: string, metadata: ConnectorMetadata): ConnectorSummary {
@@ -63,11 +70,11 @@ function summarize(key: string, metadata: ConnectorMetadata): ConnectorSummary {
       kind: 'mcp',
       serverName: CONNECTOR_SERVER_NAME,
       toolPrefix: toolPrefix(key),
-      status: mcp.status,
+      ...withAdvice(mcp.status),
     });
   }
   if (cli !== undefined) {
-    interfaces.push({ kind: 'cli', command: `tutti-connector-${key}`, status: cli.status });
+    interfaces.push({ kind: 'cli', command: `tutti-connector-${key}`, ...withAdvice(cli.status) });
   }
   const summary = { key, name, description, skills: sortedSkills, interfaces };
   return deepFreeze(connectorSummarySchema.parse(summary));

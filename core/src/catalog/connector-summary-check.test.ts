@@ -2,6 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { connectorSummarySchema } from './connector-summary.js';
 import { parseConnectorSummaries } from './connector-summary-check.js';
+import {
+  adviceOf,
+  CLI_STATUSES,
+  INTERFACE_ADVICE,
+  INTERFACE_STATUSES,
+  type InterfaceStatus,
+} from './interface-status.js';
+import { withAdvice } from './connector-catalog.js';
 
 const github = {
   key: 'github',
@@ -10,7 +18,12 @@ const github = {
   skills: [{ name: 'github-workflow', title: 'GitHub Workflow', description: 'PRs' }],
   interfaces: [
     { kind: 'mcp', serverName: 'connector', toolPrefix: 'github_', status: 'ready' },
-    { kind: 'cli', command: 'tutti-connector-github', status: 'starting' },
+    {
+      kind: 'cli',
+      command: 'tutti-connector-github',
+      status: 'starting',
+      advice: INTERFACE_ADVICE.starting,
+    },
   ],
 };
 
@@ -35,30 +48,73 @@ describe('parseConnectorSummaries', () => {
     ['an unknown status', [{ ...github, interfaces: [{ ...github.interfaces[1], status: 'up' }] }]],
     ['an unknown interface kind', [{ ...github, interfaces: [{ kind: 'rest', status: 'ready' }] }]],
     ['a skill with a path', [{ ...github, skills: [{ ...github.skills[0], path: '/x' }] }]],
+    [
+      'advice on a ready interface',
+      [{ ...github, interfaces: [{ ...github.interfaces[0], advice: 'All good.' }] }],
+    ],
+    [
+      'a not-ready interface without its advice',
+      [{ ...github, interfaces: [{ ...github.interfaces[0], status: 'failed' }] }],
+    ],
+    [
+      'advice other than the fixed text of the status',
+      [
+        {
+          ...github,
+          interfaces: [
+            { ...github.interfaces[0], status: 'failed', advice: 'DATABASE_URL is not set' },
+          ],
+        },
+      ],
+    ],
+    [
+      'a CLI that is restarting',
+      [
+        {
+          ...github,
+          interfaces: [
+            { ...github.interfaces[1], status: 'restarting', advice: INTERFACE_ADVICE.restarting },
+          ],
+        },
+      ],
+    ],
   ])('refuses %s', (_what, value) => {
     expect(parseConnectorSummaries(value)).toBeUndefined();
     expect(zodList.safeParse(value).success).toBe(false);
   });
 
   it('takes exactly the lists connectorSummarySchema takes', () => {
-    const status = fc.constantFrom('ready', 'starting', 'unavailable');
+    // A status with its advice; now and then one of another status, or none, or a stray one.
+    const face = (statuses: readonly InterfaceStatus[]) =>
+      fc
+        .tuple(fc.constantFrom(...statuses), fc.nat(9), fc.constantFrom(...INTERFACE_STATUSES))
+        .map(([status, roll, other]) => {
+          if (roll === 0) return { status, ...(adviceOf(other) && { advice: adviceOf(other) }) };
+          if (roll === 1) return { status, advice: 'Working fine.' };
+          return withAdvice(status);
+        });
     const key = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,31}$/);
     const skill = fc.record({
       name: fc.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/),
       title: fc.string({ minLength: 1, maxLength: 200 }),
       description: fc.string({ maxLength: 60 }),
     });
-    const mcp = fc.record({
-      kind: fc.constant('mcp'),
-      serverName: fc.constant('connector'),
-      toolPrefix: key.map((k) => `${k}_`),
-      status,
-    });
-    const cli = fc.record({
-      kind: fc.constant('cli'),
-      command: key.map((k) => `tutti-connector-${k}`),
-      status,
-    });
+    const mcp = fc
+      .record({
+        kind: fc.constant('mcp'),
+        serverName: fc.constant('connector'),
+        toolPrefix: key.map((k) => `${k}_`),
+        face: face(INTERFACE_STATUSES),
+      })
+      .map(({ face, ...rest }) => ({ ...rest, ...face }));
+    // CLI statuses plus, rarely, one a CLI cannot have.
+    const cli = fc
+      .record({
+        kind: fc.constant('cli'),
+        command: key.map((k) => `tutti-connector-${k}`),
+        face: face([...CLI_STATUSES, ...CLI_STATUSES, 'restarting']),
+      })
+      .map(({ face, ...rest }) => ({ ...rest, ...face }));
     const summary = fc.record({
       key,
       name: fc.string({ minLength: 1, maxLength: 200 }),

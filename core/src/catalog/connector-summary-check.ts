@@ -7,12 +7,19 @@
 import { CONNECTOR_SERVER_NAME } from '../contracts/connector-server-name.js';
 import { isPlainObject } from '../util/objects.js';
 import type { ConnectorSummary } from './connector-summary.js';
+import {
+  adviceOf,
+  CLI_STATUSES,
+  INTERFACE_STATUSES,
+  type InterfaceStatus,
+} from './interface-status.js';
 
 const KEY = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const SKILL_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const TOOL_PREFIX = /^[a-z0-9][a-z0-9-]{0,31}_$/;
 const CLI_COMMAND = /^tutti-connector-[a-z0-9][a-z0-9-]{0,31}$/;
-const STATUSES = new Set(['ready', 'starting', 'unavailable']);
+const STATUSES = new Set<string>(INTERFACE_STATUSES);
+const CLI = new Set<string>(CLI_STATUSES);
 
 /** True when `value` is an object with exactly the keys of `keys` (zod's `.strict()`). */
 function hasExactly(value: Record<string, unknown>, keys: readonly string[]): boolean {
@@ -39,9 +46,15 @@ function isInterface(value: unknown): boolean {
   if (!isPlainObject(value) || typeof value.status !== 'string' || !STATUSES.has(value.status)) {
     return false;
   }
+  // The advice is the fixed text of the status, and absent exactly when it is `ready`.
+  const advice = adviceOf(value.status as InterfaceStatus);
+  if (value.advice !== advice || (advice === undefined && Object.hasOwn(value, 'advice'))) {
+    return false;
+  }
+  const fields = advice === undefined ? [] : ['advice'];
   if (value.kind === 'mcp') {
     return (
-      hasExactly(value, ['kind', 'serverName', 'toolPrefix', 'status']) &&
+      hasExactly(value, ['kind', 'serverName', 'toolPrefix', 'status', ...fields]) &&
       value.serverName === CONNECTOR_SERVER_NAME &&
       typeof value.toolPrefix === 'string' &&
       TOOL_PREFIX.test(value.toolPrefix)
@@ -49,7 +62,8 @@ function isInterface(value: unknown): boolean {
   }
   return (
     value.kind === 'cli' &&
-    hasExactly(value, ['kind', 'command', 'status']) &&
+    CLI.has(value.status) &&
+    hasExactly(value, ['kind', 'command', 'status', ...fields]) &&
     typeof value.command === 'string' &&
     CLI_COMMAND.test(value.command)
   );

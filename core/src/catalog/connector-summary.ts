@@ -1,16 +1,32 @@
 /**
  * The `ConnectorSummary` of spec section 9.2: what `tutti connector available` shows about
- * one ready connector. Strict schemas: it can hold no URL, port, token, header or path
- * field, and every derived field (server name, tool prefix, command) follows the key.
+ * one installed connector. Strict schemas: it can hold no URL, port, token, header or path
+ * field, every derived field (server name, tool prefix, command) follows the key, and an
+ * interface's `advice` is the fixed text of its status (interface-status.ts), never
+ * upstream output.
  */
 import { z } from 'zod';
 import { CONNECTOR_SERVER_NAME } from '../contracts/index.js';
+import {
+  adviceOf,
+  CLI_STATUSES,
+  INTERFACE_STATUSES,
+  type InterfaceStatus,
+} from './interface-status.js';
 
 /** Run condition of one interface (not the user's enable/disable choice). */
-export const interfaceStatusSchema = z.enum(['ready', 'starting', 'unavailable']);
+export const interfaceStatusSchema = z.enum(INTERFACE_STATUSES);
 
-/** Run condition of one interface. */
-export type InterfaceStatus = z.infer<typeof interfaceStatusSchema>;
+/** Run condition of a CLI interface. */
+export const cliStatusSchema = z.enum(CLI_STATUSES);
+
+export type { InterfaceStatus };
+
+/** `advice` is the table's text of `status`, and absent exactly when it is `ready`. */
+function adviceMatches(face: { status: InterfaceStatus; advice?: string | undefined }): boolean {
+  return face.advice === adviceOf(face.status);
+}
+const adviceRule = { message: 'advice must be the fixed text of its status (none when ready)' };
 
 /** Zod schema of {@link SkillSummary}: a skill's name (as in SKILL.md), title and purpose. */
 export const skillSummarySchema = z
@@ -34,17 +50,21 @@ export const mcpInterfaceSchema = z
     serverName: z.literal(CONNECTOR_SERVER_NAME),
     toolPrefix: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}_$/),
     status: interfaceStatusSchema,
+    advice: z.string().optional(),
   })
-  .strict();
+  .strict()
+  .refine(adviceMatches, adviceRule);
 
 /** Zod schema of the CLI interface entry. */
 export const cliInterfaceSchema = z
   .object({
     kind: z.literal('cli'),
     command: z.string().regex(/^tutti-connector-[a-z0-9][a-z0-9-]{0,31}$/),
-    status: interfaceStatusSchema,
+    status: cliStatusSchema,
+    advice: z.string().optional(),
   })
-  .strict();
+  .strict()
+  .refine(adviceMatches, adviceRule);
 
 /** Zod schema of {@link ConnectorSummary}. */
 export const connectorSummarySchema = z
@@ -68,7 +88,7 @@ export const connectorMetadataSchema = z
     /** Present when the release ships an MCP server. */
     mcp: z.object({ status: interfaceStatusSchema }).strict().optional(),
     /** Present when the release ships a CLI entrypoint. */
-    cli: z.object({ status: interfaceStatusSchema }).strict().optional(),
+    cli: z.object({ status: cliStatusSchema }).strict().optional(),
     skills: z.array(skillSummarySchema).default([]),
   })
   .strict();

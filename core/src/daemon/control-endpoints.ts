@@ -1,7 +1,9 @@
 /**
  * Endpoints of the control API (documented in docs/control-api.md): connectors, their
  * credentials, the registry debug view and metrics (sessions: `session-endpoints.ts`).
- * Every change to the store is followed by a reconcile, so a 2xx answer means the runtime already acted on it.
+ * Every change to the store is followed by a reconcile of that one connector, so a 2xx
+ * answer means the runtime already acted on it, and a slow upstream of another connector
+ * holds up nothing.
  */
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -13,7 +15,6 @@ import type { ConnectorCatalog } from '../catalog/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
 import type { EventHub } from '../events/index.js';
 import type { ConnectorStore } from '../store/index.js';
-import { availableConnectors } from './available.js';
 import { parseBody } from './control-app.js';
 import type { Metrics } from './metrics.js';
 
@@ -25,8 +26,13 @@ export interface ControlContext {
   readonly runtime: ConnectorRuntime;
   readonly events: EventHub;
   readonly metrics: Metrics;
-  /** Reconciles and refreshes the metrics. */
-  reconcile(): Promise<void>;
+  /** Reconciles `keys` (default: all) and refreshes the metrics. */
+  reconcile(keys?: readonly string[]): Promise<void>;
+  /**
+   * Removes the releases nothing uses any more (no installed connector, no rollback, no
+   * upstream still running from it); never fails.
+   */
+  collectReleases(): Promise<void>;
 }
 
 const installBody = z.object({ path: z.string().min(1).refine(isAbsolute, 'must be absolute') });
@@ -38,6 +44,7 @@ function keyParam(params: unknown): string {
 /** Adds every endpoint to `app`. */
 export function registerControlEndpoints(app: FastifyInstance, ctx: ControlContext): void {
   const { store, runtime, events } = ctx;
+  const statusOf = (key: string) => runtime.status().find((status) => status.key === key) ?? null;
 
   app.get('/v1/connectors', async () => {
     const statuses = new Map(runtime.status().map((status) => [status.key, status]));
@@ -56,14 +63,15 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
   });
 
   app.get('/v1/connectors/available', async () => ({
-    connectors: availableConnectors(ctx.catalog, runtime.status()),
+    connectors: runtime.available(),
   }));
 
   app.post('/v1/connectors/install', async (request) => {
     const { path } = parseBody(installBody, request.body);
     const before = new Set(store.installed().map((connector) => connector.key));
     const installed = await store.install(path);
-    await ctx.reconcile();
+    await ctx.reconcile([installed.key]);
+    if (installed.previousDigest) await ctx.collectReleases();
     const { diagnostics } = await discoverSkills(installed.releaseDir, installed.manifest.skills);
     if (installed.changed) {
       events.publish({
@@ -78,7 +86,7 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
       version: installed.manifest.version,
       revision: installed.revision,
       changed: installed.changed,
-      runtime: runtime.status().find((status) => status.key === installed.key) ?? null,
+      runtime: statusOf(installed.key),
       skipped: diagnostics.map(({ path, code, message }) => ({ path, code, reason: message })),
     };
   });
@@ -87,7 +95,8 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     const key = keyParam(request.params);
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.uninstall(key);
-    await ctx.reconcile();
+    await ctx.reconcile([key]);
+    if (change.changed) await ctx.collectReleases();
     return change;
   });
 
@@ -100,16 +109,17 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     }
     const { secret } = parseBody(credentialBody, request.body);
     const change = await store.setCredential(key, secret);
-    await ctx.reconcile();
-    return { ...change, authReady: await store.authReady(key) };
+    await ctx.reconcile([key]);
+    // What the runtime made of it: a refused key reads `failed` and why, not just authReady.
+    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
   });
 
   app.delete('/v1/connectors/:key/credentials', async (request) => {
     const key = keyParam(request.params);
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.clearCredential(key);
-    await ctx.reconcile();
-    return { ...change, authReady: await store.authReady(key) };
+    await ctx.reconcile([key]);
+    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
   });
 
   app.get('/debug/registry', async () => ({

@@ -29,7 +29,6 @@ import {
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
-import { availableConnectors } from './available.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
 import { connectorEventOf } from './connector-events.js';
@@ -42,6 +41,7 @@ import {
   runningDaemonPid,
   writeDaemonFile,
 } from './daemon-file.js';
+import { acquireHomeLock } from './home-lock.js';
 import { METRIC_NAMES, createMetrics } from './metrics.js';
 
 /** Options of {@link startDaemon}. */
@@ -61,7 +61,7 @@ export interface DaemonOptions {
   readonly nodeModules?: readonly string[];
   /** Load plugins from TS sources (tests) or built JS (default: as this file runs). */
   readonly pluginMode?: EntryMode;
-  /** Upstream start bound in ms (default 30 s). */
+  /** Start bound in ms of a connector whose manifest names none (default 30 s). */
   readonly startTimeoutMs?: number;
   /** Keep-alive interval of `subscriptions/listen` streams (default 15 s). */
   readonly keepAliveMs?: number;
@@ -89,6 +89,12 @@ export interface DaemonOptions {
 export interface Daemon {
   readonly home: string;
   readonly info: DaemonInfo;
+  /**
+   * Resolves once every connector installed at start made its first attempt (is ready,
+   * failed, or waits for a credential). The daemon serves long before: it is ready when
+   * its servers listen.
+   */
+  readonly settled: Promise<void>;
   /** URL of the loopback `connector` MCP server. */
   readonly mcpUrl: string;
   readonly plugins: readonly PluginLoadResult[];
@@ -106,36 +112,72 @@ export interface Daemon {
   absorbEscapedError(error: unknown): boolean;
   /** The agent sessions' bearer tokens (every one is revoked when the daemon closes). */
   readonly tokens: TokenService;
-  /** Resolves once the sessions recorded by the previous daemon were brought back (or listed as needing a restart). */
+  /**
+   * Resolves once the sessions recorded by the previous daemon were brought back (or listed
+   * as needing a restart); that starts once the connectors settled ({@link settled}).
+   */
   readonly restored: Promise<void>;
   /** Stops everything in order; idempotent. */
   close(): Promise<void>;
 }
 
-/** Starts the daemon; resolves once every installed connector has settled and it is ready. */
+/**
+ * Starts the daemon; resolves once its servers listen and `run/daemon.json` is written.
+ * The installed connectors start in the background ({@link Daemon.settled}).
+ */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { home } = options;
   const logger = options.logger ?? pino({ level: 'silent' });
   await mkdir(home, { recursive: true, mode: 0o700 });
   await chmod(home, 0o700);
-  const other = await runningDaemonPid(home);
-  if (other !== undefined)
-    throw new TuttiError('TUTTI_ERR_DAEMON_ALREADY_RUNNING', { pid: other, home });
+  // Before anything else touches the home: a second daemon stops here, at once.
+  const lock = acquireHomeLock(home);
+  if (!lock.held) {
+    logger.warn({ home }, 'flock is not available here: only the daemon file guards the home');
+    const other = await runningDaemonPid(home);
+    if (other !== undefined)
+      throw new TuttiError('TUTTI_ERR_DAEMON_ALREADY_RUNNING', { pid: other, home });
+  }
 
   const fresh = !existsSync(join(home, 'state'));
   const supervisor = createProcessSupervisor();
-  const cleanups: (() => Promise<unknown>)[] = [() => supervisor.close()];
+  // Run in reverse: the lock is released last, once nothing of this daemon is left.
+  const cleanups: (() => Promise<unknown>)[] = [
+    async () => lock.release(),
+    () => supervisor.close(),
+  ];
+  let closing = false;
   const closeAll = async () => {
+    closing = true;
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
   try {
     const store = await openStore(home, {
-      onProblem: (problem) => logger.warn({ code: problem.code }, problem.message),
+      onProblem: (problem) =>
+        logger.warn(
+          {
+            ...(typeof problem.details.key === 'string' && { connector: problem.details.key }),
+            code: problem.code,
+          },
+          problem.message,
+        ),
       ...(options.releaseLimits && { releaseLimits: options.releaseLimits }),
     });
     if (fresh && store.installed().length === 0) {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);
     }
+    // Nothing runs yet: every release no installed connector uses (or rolls back to) goes.
+    const collectReleases = async (inUse: Iterable<string> = []) => {
+      try {
+        const removed = await store.pruneReleases(inUse);
+        if (removed.length > 0) {
+          logger.info({ removed }, 'removed releases no installed connector uses');
+        }
+      } catch (error) {
+        logger.warn({ err: (error as Error)?.message }, 'removing unused releases failed');
+      }
+    };
+    await collectReleases();
     const registry = createConnectorMCPRegistry();
     const catalog = createConnectorCatalog();
     const tokens = createTokenService();
@@ -192,7 +234,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     cleanups.push(() => runtime.close());
     const skillRoots = () =>
-      runtime.status().flatMap((s) => (s.state === 'ready' && s.skillRoot ? [s.skillRoot] : []));
+      // A connector's skills go with any interface of it that works (a CLI whose MCP
+      // server failed included), never with one that has none working.
+      runtime
+        .status()
+        .flatMap((s) =>
+          (s.state === 'ready' || s.cli === 'ready') && s.skillRoot ? [s.skillRoot] : [],
+        );
     host = new AgentSessionHost({
       connector: { endpointUrl: () => server.url, shimBinDir: () => binDir, skillRoots },
       tokens,
@@ -210,7 +258,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       redactor,
       onProblem: (session, message) =>
         logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
-      guidance: () => renderGuidance(availableConnectors(catalog, runtime.status())) || undefined,
+      guidance: () => renderGuidance(runtime.available()) || undefined,
     });
     // A shutdown keeps what daemon-driven sessions need to come back at the next start.
     cleanups.push(() => host.suspend());
@@ -237,11 +285,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         toolCount: snapshot.tools.length,
       }),
     );
-    const reconcile = async () => {
-      await runtime.reconcile();
+    const reconcile = async (keys?: readonly string[]) => {
+      await runtime.reconcile(keys);
       refreshMetrics();
     };
-    const [plugins] = await Promise.all([loadingPlugins, reconcile()]);
+    // Connectors come up in the background: the daemon is ready once its servers listen,
+    // and a slow upstream holds up nothing but itself (its state reads `starting`).
+    const settled = reconcile().catch((error: unknown) => {
+      logger.error(
+        { err: (error as Error)?.message },
+        'the first reconcile of the connectors failed',
+      );
+    });
+    const plugins = await loadingPlugins;
     for (const plugin of plugins) {
       if (plugin.status === 'failed') {
         logger.warn({ plugin: plugin.origin, code: plugin.error?.code }, plugin.error?.message);
@@ -265,6 +321,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       events,
       metrics,
       reconcile,
+      collectReleases: () => collectReleases(runtime.releasesInUse()),
     });
     registerSessionEndpoints(app, host);
     registerTurnEndpoints(app, host);
@@ -287,11 +344,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     await writeDaemonFile(home, info);
     cleanups.push(() => removeDaemonFile(home, process.pid));
-    // The sessions of the previous daemon come back once the servers listen and the
-    // connectors had their chance to come up; their old tokens are gone with that daemon.
+    // The sessions of the previous daemon come back once the servers listen and every
+    // installed connector made its first attempt (ready, failed or stopped by its start
+    // timeout), so a resumed agent's first tools/list already holds the connectors' tools.
+    // Their old tokens are gone with that daemon. A daemon closing meanwhile restores none.
     const restoring = host.restoreSessions(
-      records.list((file, reason) =>
-        logger.warn({ file }, `a session record could not be read: ${reason}`),
+      settled.then(() =>
+        closing
+          ? []
+          : records.list((file, reason) =>
+              logger.warn({ file }, `a session record could not be read: ${reason}`),
+            ),
       ),
     );
     const restored = (async () => {
@@ -315,6 +378,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     return {
       home,
       info,
+      settled,
       mcpUrl: server.url,
       plugins,
       store,

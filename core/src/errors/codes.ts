@@ -77,6 +77,11 @@ export const ERROR_CODES = Object.freeze({
       'No tutti daemon is running for this tutti home: start one with `npm start` or `tuttid`, then run the command again.',
     status: 503,
   },
+  TUTTI_ERR_CLI_DAEMON_STARTING: {
+    message:
+      'The tutti daemon of this tutti home (pid {pid}) is starting and does not answer yet: run the command again in a moment.',
+    status: 503,
+  },
   TUTTI_ERR_CLI_DAEMON_REJECTED: {
     message:
       'The tutti daemon refused the request ({reason}): restart the daemon with `tuttid`, then run the command again.',
@@ -220,13 +225,18 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_UPSTREAM_START_TIMEOUT: {
     message:
-      'Upstream MCP server "{target}" did not finish initialize and tools/list within {timeoutMs} ms, so it was stopped: check that the connector starts an MCP server, or raise its start timeout.',
+      'Upstream MCP server "{target}" did not finish initialize and tools/list within {timeoutMs} ms, so it was stopped: check that the connector starts an MCP server, or raise `mcp.startTimeoutMs` in its manifest (default 30000).',
     status: 504,
   },
   TUTTI_ERR_UPSTREAM_START_FAILED: {
     message:
-      'Upstream MCP server "{target}" failed during startup: {reason}. Check the connector\'s command, URL and credentials.',
+      'Upstream MCP server "{target}" failed during startup: {reason}. The last lines it wrote to stderr are in the connector\'s state (GET /v1/connectors); check its command, URL and credentials.',
     status: 502,
+  },
+  TUTTI_ERR_UPSTREAM_START_ABANDONED: {
+    message:
+      'The start of upstream MCP server "{target}" was called off before it finished (a newer release or credential replaced it, or the daemon is stopping): nothing to do.',
+    status: 503,
   },
   TUTTI_ERR_UPSTREAM_UNAUTHORIZED: {
     message:
@@ -510,9 +520,14 @@ export const ERROR_CODES = Object.freeze({
       'A daemon (pid {pid}) already runs for the home "{home}": stop it first, or start this one with another --home.',
     status: 409,
   },
+  TUTTI_ERR_DAEMON_LOCK_FAILED: {
+    message:
+      'The lock file "{path}" of the tutti home cannot be locked (errno {errno}): check that the home is on a local file system this user may write to.',
+    status: 500,
+  },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N].',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N] [--max-release-mb N]; `tuttid --help` says what each does.',
     status: 400,
   },
 } as const satisfies Record<string, ErrorSpec>);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectorSummary } from '../catalog/connector-summary.js';
+import { INTERFACE_ADVICE } from '../catalog/interface-status.js';
 import { renderGuidance } from './render-guidance.js';
 
 const github: ConnectorSummary = {
@@ -20,7 +21,15 @@ const notion: ConnectorSummary = {
   name: 'Notion',
   description: 'Pages. Docs at https://example.com/docs?token=abc123 or /opt/releases/sha256-x/bin',
   skills: [],
-  interfaces: [{ kind: 'mcp', serverName: 'connector', toolPrefix: 'notion_', status: 'starting' }],
+  interfaces: [
+    {
+      kind: 'mcp',
+      serverName: 'connector',
+      toolPrefix: 'notion_',
+      status: 'starting',
+      advice: INTERFACE_ADVICE.starting,
+    },
+  ],
 };
 
 describe('renderGuidance', () => {
@@ -47,7 +56,7 @@ describe('renderGuidance', () => {
 
   it('carries no URL, path or secret even when connector text has them', () => {
     const leaky: ConnectorSummary = {
-      ...notion,
+      ...github,
       key: 'leaky',
       name: 'Leaky',
       description:
@@ -59,16 +68,41 @@ describe('renderGuidance', () => {
   });
 
   it('is deterministic and independent of input order', () => {
-    expect(renderGuidance([notion, github])).toBe(renderGuidance([github, notion]));
-    expect(renderGuidance([github, notion]).indexOf('GitHub')).toBeLessThan(
-      renderGuidance([notion, github]).indexOf('Notion'),
+    const ready: ConnectorSummary = {
+      ...notion,
+      interfaces: [
+        { kind: 'mcp', serverName: 'connector', toolPrefix: 'notion_', status: 'ready' },
+      ],
+    };
+    expect(renderGuidance([ready, github])).toBe(renderGuidance([github, ready]));
+    expect(renderGuidance([github, ready]).indexOf('GitHub')).toBeLessThan(
+      renderGuidance([ready, github]).indexOf('Notion'),
     );
   });
 
-  it('marks an interface that is not ready as not usable yet', () => {
-    expect(renderGuidance([notion])).toContain(
-      'whose names start with `notion_` (currently starting: not usable yet).',
-    );
+  it('lists only the ready interfaces, leaves out a connector with none, and says so', () => {
+    const halfWorking: ConnectorSummary = {
+      ...github,
+      key: 'half',
+      interfaces: [
+        {
+          kind: 'mcp',
+          serverName: 'connector',
+          toolPrefix: 'half_',
+          status: 'failed',
+          advice: INTERFACE_ADVICE.failed,
+        },
+        { kind: 'cli', command: 'tutti-connector-half', status: 'ready' },
+      ],
+    };
+    const text = renderGuidance([notion, halfWorking]);
+    expect(text).toContain('run `tutti-connector-half` in the shell');
+    expect(text).toContain('Skill `github-workflow`');
+    expect(text).not.toContain('half_');
+    expect(text).not.toContain('notion');
+    expect(text).not.toContain('Notion');
+    expect(text).toContain('Only the interfaces that are ready now are listed');
+    expect(renderGuidance([notion])).toBe('');
   });
 
   it('keeps connector text on one line so it cannot forge guidance lines', () => {

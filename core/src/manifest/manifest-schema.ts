@@ -71,6 +71,20 @@ function staysInside(relative: string): boolean {
   return true;
 }
 
+/** Start time of an MCP server when its manifest names none (30 s). */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** How long an MCP server may take to start: initialize plus its first full tools/list. */
+const startTimeoutMs = z
+  .number()
+  .int()
+  .min(100)
+  .max(600_000)
+  .optional()
+  .describe(
+    'Longest the server may take to answer initialize and list all its tools, in ms (100-600000); default 30000. A server that takes longer is stopped and retried with backoff.',
+  );
+
 /** A managed stdio MCP server the daemon starts and stops. */
 export const stdioMcpSchema = z
   .object({
@@ -90,6 +104,7 @@ export const stdioMcpSchema = z
       )
       .default({})
       .describe('Extra environment of the server process.'),
+    startTimeoutMs,
   })
   .strict()
   .describe('A local MCP server spoken to over stdio.');
@@ -107,6 +122,7 @@ export const remoteMcpSchema = z
       .enum(MCP_PROTOCOLS)
       .optional()
       .describe('Pin the MCP protocol revision; negotiated when absent.'),
+    startTimeoutMs,
   })
   .strict()
   .describe('A remote MCP server spoken to over Streamable HTTP.');

@@ -1,6 +1,6 @@
 /**
  * The daemon's graceful exit paths for supervised process groups: SIGTERM and SIGINT
- * stop every group and then exit; an uncaught error or `process.exit()` signals every
+ * run the owner's graceful stop (bounded), stop every group still running, then exit; an uncaught error or `process.exit()` signals every
  * group synchronously (the reaper sends SIGKILL to whatever outlives its grace period).
  * SIGKILL of the daemon is the reaper's job alone.
  */
@@ -13,8 +13,14 @@ export interface ExitHandlerOptions {
   signals?: readonly NodeJS.Signals[];
   /** Exit after a signal once the groups are gone (default true, code 128 + signal number). */
   exitOnSignal?: boolean;
-  /** Called after a signal's cleanup, before exiting (e.g. to close servers). */
+  /**
+   * The graceful stop after a signal (e.g. closing the daemon, which stops its upstreams
+   * itself, so none of them looks crashed); the groups still running after it, or after
+   * `graceMs`, are stopped then.
+   */
   onSignal?: (signal: NodeJS.Signals) => void | Promise<void>;
+  /** Longest wait for `onSignal` before the groups are stopped anyway (default 10 s). */
+  graceMs?: number;
   /**
    * Decides about an error nothing handled (uncaught, or a rejection nobody awaited): true
    * when it was absorbed and the process goes on. Otherwise it is printed, every group is
@@ -40,8 +46,13 @@ export function installExitHandlers(
     stopping = true;
     void (async () => {
       try {
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, options.graceMs ?? 10_000);
+        });
+        await Promise.race([Promise.resolve(options.onSignal?.(signal)).catch(() => {}), grace]);
+        clearTimeout(timer);
         await supervisor.close();
-        await options.onSignal?.(signal);
       } finally {
         if (exitOnSignal) process.exit(128 + (constants.signals[signal] ?? 0));
       }

@@ -75,7 +75,9 @@ describe('connector runtime', () => {
     );
     await runtime.reconcile();
     expect(registry.resolve('keyed_env_keys')).toBeUndefined();
-    expect(runtime.status()).toEqual([]);
+    expect(runtime.status()).toMatchObject([
+      { key: 'keyed', state: 'needs-auth', mcp: 'needs-auth', toolCount: 0 },
+    ]);
 
     await store.setCredential('keyed', 'sk-test-secret-value');
     await runtime.reconcile();

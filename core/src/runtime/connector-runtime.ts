@@ -7,24 +7,31 @@
  * changes one at a time.
  */
 import type { UpstreamTool } from '../contracts/index.js';
-import { isTuttiError } from '../errors/index.js';
-import type { ProcessSupervisor } from '../process/index.js';
+import { isTuttiError, type TuttiError } from '../errors/index.js';
+import {
+  type ProcessSupervisor,
+  createSecretRedactor,
+  type SecretRedactor,
+} from '../process/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
-import type { ConnectorCatalog, SkillSummary } from '../catalog/index.js';
-import { listShimKeys, publishedGeneration, publishShim, removeShim } from '../shims/index.js';
-import { discoverSkills } from '../skills/index.js';
+import type { ConnectorSummary, ConnectorCatalog } from '../catalog/index.js';
+import { listShimKeys } from '../shims/index.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { createKeyQueue } from './key-queue.js';
 import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
-import { type CallCounters, type TrackedClient, trackClient } from './tracked-client.js';
-import type {
-  ConnectorState,
-  ConnectorStatus,
-  RuntimeEvent,
-  RuntimeEventKind,
-  RuntimeLogger,
+import { statusOf, summariesOf } from './connector-status.js';
+import { heldEntry, placeholderEntry, type RuntimeEntry } from './runtime-entry.js';
+import { type CallCounters, trackClient } from './tracked-client.js';
+import { createSkillCache, credentialState } from './release-facts.js';
+import { createShimSync } from './shim-sync.js';
+import {
+  type ConnectorStatus,
+  keyedLogger,
+  type RuntimeEvent,
+  type RuntimeEventKind,
+  type RuntimeLogger,
 } from './types.js';
 
 /** What the runtime needs. */
@@ -55,40 +62,32 @@ export interface ConnectorRuntimeOptions {
 
 /** The running connector runtime. */
 export interface ConnectorRuntime {
-  /** Brings every connector in line with the store; resolves when each has settled. */
-  reconcile(): Promise<void>;
-  /** Every connector the runtime holds, sorted by key. */
+  /**
+   * Brings `keys` (default: every connector) in line with the store; resolves when each
+   * of them has settled. A start still running for an older revision of one of them (a
+   * replaced release or credential, an uninstall) is called off first, so a slow
+   * upstream holds up only the change that replaces it, and nothing of other keys.
+   */
+  reconcile(keys?: readonly string[]): Promise<void>;
+  /**
+   * Digests of the releases something runs from now: an entry's release (serving,
+   * starting or held) and those of upstreams still draining after an upgrade.
+   */
+  releasesInUse(): Set<string>;
+  /** Every installed connector, sorted by key, with its state and why it is in it. */
   status(): ConnectorStatus[];
+  /**
+   * The spec 9.2 summary of every installed connector, sorted by key, each interface with
+   * its run condition and, unless ready, that condition's fixed advice.
+   */
+  available(): ConnectorSummary[];
   /** The last recorded events, oldest first. */
   events(): readonly RuntimeEvent[];
   /** Stops every upstream (the registry is left as it is: the daemon is going away). */
   close(): Promise<void>;
 }
 
-interface Active {
-  readonly key: string;
-  connector: InstalledConnector;
-  state: ConnectorState;
-  /** Latest store revision this entry reflects (started or attempted). */
-  attempted: number;
-  /** Store revision the serving upstream came from. */
-  revision: number;
-  generation?: number;
-  connection?: UpstreamConnection;
-  client?: TrackedClient;
-  skills: SkillSummary[];
-  skillRoot?: string;
-  /** Tools the route serving now holds (0 while none serves). */
-  toolCount: number;
-  /** The upstream's tool list last committed, as JSON (to skip a list_changed that changed nothing). */
-  listed?: string;
-  failures: number;
-  restarts: number;
-  lastError?: string;
-  startedAt?: number;
-  timer?: NodeJS.Timeout;
-  closing: boolean;
-}
+type Active = RuntimeEntry;
 
 const MAX_EVENTS = 500;
 
@@ -109,11 +108,33 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   const drainMs = options.drainMs ?? 30_000;
   const queue = createKeyQueue();
   const actives = new Map<string, Active>();
-  /** The shim published per key: its generation and the release it points at. */
-  const shims = new Map<string, { generation: number; digest: string }>();
+  const shims = createShimSync(binDir, store);
+  /**
+   * Per key, every secret its upstream was given in this daemon's life (credentials,
+   * secret-looking env values): masked in its stderr lines and errors.
+   */
+  const redactors = new Map<string, SecretRedactor>();
+  const redactorOf = (key: string): SecretRedactor => {
+    const known = redactors.get(key);
+    if (known) return known;
+    const redactor = createSecretRedactor();
+    redactors.set(key, redactor);
+    return redactor;
+  };
+  const releaseSkills = createSkillCache(logger);
   let swept = false;
   const recorded: RuntimeEvent[] = [];
   let closed = false;
+  /** The upstream start running per key, with the revision it is for. */
+  const starts = new Map<string, { controller: AbortController; revision: number }>();
+
+  /** Calls off `key`'s running start when the store moved past its revision. */
+  function callOffStaleStart(key: string): void {
+    const running = starts.get(key);
+    if (!running) return;
+    const connector = store.get(key);
+    if (!connector || connector.revision > running.revision) running.controller.abort();
+  }
 
   function record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string) {
     const event: RuntimeEvent = {
@@ -130,7 +151,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   }
 
   /** Upstreams being retired: drained and closed in the background, awaited by close(). */
-  const retiring = new Set<Promise<void>>();
+  const retiring = new Map<Promise<void>, string>();
 
   async function closeConnection(entry: Active): Promise<void> {
     entry.closing = true;
@@ -143,7 +164,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     const closing = closeConnection(entry).catch((error: unknown) => {
       logger.warn({ connector: entry.key, err: message(error) }, 'closing an old upstream failed');
     });
-    retiring.add(closing);
+    retiring.set(closing, entry.connector.digest);
     void closing.then(() => retiring.delete(closing));
   }
 
@@ -161,30 +182,28 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   }
 
   /**
-   * Makes `key`'s CLI shim match the store, whatever its upstream is doing: published for
-   * the installed release while the connector is installed and authorized, removed as
-   * soon as it is not. The shim holds no secret; it reads the credential file at run time.
+   * Holds `connector` with nothing running: `needs-auth` without a credential, `failed`
+   * with one it cannot read (`problem`, logged once per revision and reason).
    */
-  async function syncShim(key: string, connector: InstalledConnector | undefined) {
-    const cli = connector?.paths.cli;
-    const current = shims.get(key);
-    if (connector && cli) {
-      if (current?.digest === connector.digest) return;
-      const auth = connector.manifest.auth;
-      const published = await publishShim({
-        binDir,
-        key,
-        generation: Math.max(connector.revision, current?.generation ?? 1),
-        entrypoint: { command: cli.command, args: [...cli.args] },
-        ...(auth.kind !== 'none' &&
-          auth.env && { credential: { env: auth.env, file: store.credentialFile(key) } }),
-      });
-      shims.set(key, { generation: published.generation, digest: connector.digest });
+  async function hold(
+    connector: InstalledConnector,
+    active: Active | undefined,
+    problem: TuttiError | undefined,
+  ): Promise<void> {
+    const { key } = connector;
+    const state = problem ? 'failed' : 'needs-auth';
+    if (
+      active?.waiting &&
+      active.state === state &&
+      active.attempted >= connector.revision &&
+      active.lastError === problem?.message
+    ) {
       return;
     }
-    shims.delete(key);
-    const generation = await publishedGeneration(binDir, key);
-    if (generation !== undefined) await removeShim({ binDir, key, generation });
+    if (active && !active.waiting) await retire(active, 'authorization lost');
+    const found = await releaseSkills.of(connector).catch(() => undefined);
+    actives.set(key, heldEntry(connector, state, found, active?.restarts ?? 0, problem));
+    if (problem) logger.warn({ connector: key, code: problem.code }, problem.message);
   }
 
   /** Schedules the next start of `entry`: at once after a healthy run, else backed off. */
@@ -220,6 +239,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       key,
       connector,
       state: 'starting',
+      waiting: false,
       attempted: generation,
       revision: generation,
       skills: [],
@@ -231,26 +251,33 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     const keepPrevious = previous?.state === 'ready';
     if (!keepPrevious) actives.set(key, entry);
     let connection: UpstreamConnection | undefined;
+    const controller = new AbortController();
+    starts.set(key, { controller, revision: generation });
+    const redactor = redactorOf(key);
+    entry.redactor = redactor;
     try {
+      // Skills first: they are there (and shown) even when the MCP server fails to start.
+      const found = await releaseSkills.of(connector);
+      entry.skills = found.skills;
+      if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
       const credential = await store.credential(key);
-      if (connector.paths.mcp) {
+      redactor.add(credential?.secret.reveal());
+      const mcp = connector.paths.mcp;
+      if (mcp?.transport === 'stdio') redactor.addEnv(mcp.env);
+      if (mcp) {
         connection = await launch(connector, credential, {
           supervisor: options.supervisor,
           startTimeoutMs: options.startTimeoutMs,
-          logger,
+          signal: controller.signal,
+          onStderr: (read) => {
+            entry.stderr = read;
+          },
+          logger: keyedLogger(logger, key),
           onToolsChanged: (tools) => void queue.run(key, () => relist(entry, tools)),
           onExit: (info) => void queue.run(key, () => crashed(entry, info)),
         });
         entry.connection = connection;
         entry.client = trackClient(key, connection, options.counters);
-      }
-      if (connector.skillsDir) {
-        const found = await discoverSkills(connector.releaseDir, connector.manifest.skills);
-        entry.skills = found.skills;
-        if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
-        for (const problem of found.diagnostics) {
-          logger.warn({ connector: key, skill: problem.path }, problem.message);
-        }
       }
       if (entry.client && connection) {
         entry.toolCount = registry.commit(
@@ -273,17 +300,28 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         options.counters?.restart(key);
       }
       record(key, previous && kind === 'started' ? 'upgraded' : kind, generation);
+      // This release ran: the one a later upgrade can roll back to (kept by the GC).
+      await store.markGood(key, connector.digest).catch((error: unknown) => {
+        logger.warn({ connector: key, err: message(error) }, 'recording a good release failed');
+      });
     } catch (error) {
       await connection?.close().catch(() => undefined);
-      const detail = message(error);
+      // Called off: what replaced this start (queued behind it) decides what runs.
+      if (controller.signal.aborted) return;
+      const detail = redactor.redact(message(error));
       const failed = keepPrevious && previous ? previous : entry;
       failed.attempted = generation;
       failed.lastError = detail;
+      // What the failed server wrote explains `lastError`, also beside an older one serving.
+      if (entry.stderr) failed.stderr = entry.stderr;
+      failed.lastErrorCode = isTuttiError(error) ? error.code : undefined;
       if (!keepPrevious) entry.state = 'failed';
       record(key, 'start-failed', generation, detail);
       // A refused credential stays refused: wait for a new one (a new revision) instead.
       if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) scheduleRetry(failed);
       return;
+    } finally {
+      if (starts.get(key)?.controller === controller) starts.delete(key);
     }
     if (previous && previous !== entry) {
       clearTimeout(previous.timer);
@@ -307,7 +345,8 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         tools,
       ).localNames.length;
     } catch (error) {
-      entry.lastError = message(error);
+      entry.lastError = redactorOf(entry.key).redact(message(error));
+      entry.lastErrorCode = isTuttiError(error) ? error.code : undefined;
       record(entry.key, 'start-failed', generation, entry.lastError);
       return;
     }
@@ -328,6 +367,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
     entry.connection = undefined;
     entry.client = undefined;
     entry.lastError = `upstream ${info.reason}`;
+    entry.lastErrorCode = undefined;
     const healthy = entry.startedAt !== undefined && now() - entry.startedAt >= stableMs;
     const delay = scheduleRetry(entry, healthy);
     record(entry.key, 'crashed', entry.generation, `${info.reason}; restart in ${delay} ms`);
@@ -347,40 +387,66 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
   async function sync(key: string): Promise<void> {
     if (closed) return;
     const connector = store.get(key);
-    const ready = connector !== undefined && (await store.authReady(key));
+    const auth = connector ? await credentialState(store, connector) : 'missing';
     const active = actives.get(key);
-    await syncShim(key, ready ? connector : undefined).catch((error: unknown) => {
-      logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
-    });
-    if (!connector || !ready) {
-      if (active) await retire(active, connector ? 'authorization lost' : 'uninstalled');
+    await shims
+      .sync(key, connector && auth === 'ready' ? connector : undefined)
+      .catch((error: unknown) => {
+        logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
+      });
+    if (!connector) {
+      if (active) {
+        await retire(active, 'uninstalled');
+        releaseSkills.forget(active.connector.digest);
+      }
       return;
     }
-    if (active && active.attempted >= connector.revision) return;
-    await start(connector, active, connector.revision, 'started');
+    if (auth !== 'ready') return hold(connector, active, auth === 'missing' ? undefined : auth);
+    if (active && !active.waiting && active.attempted >= connector.revision) return;
+    await start(connector, active?.waiting ? undefined : active, connector.revision, 'started');
+  }
+
+  /** Every entry with its status (with its stderr lines: `withStderr`), sorted by key. */
+  function sorted(withStderr = false): { entry: Active; status: ConnectorStatus }[] {
+    return [...actives.values()]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((entry) => ({ entry, status: statusOf(entry, shims.state(entry.key), withStderr) }));
   }
 
   return {
-    async reconcile() {
-      const keys = new Set([...store.installed().map((c) => c.key), ...actives.keys()]);
+    async reconcile(only?: readonly string[]) {
+      const keys = new Set(only ?? [...store.installed().map((c) => c.key), ...actives.keys()]);
+      // Listed as starting from now on, not only once its first sync gets to it.
+      for (const key of keys) {
+        const connector = store.get(key);
+        if (connector && !actives.has(key)) actives.set(key, placeholderEntry(connector));
+      }
       // Shims left by an earlier daemon (of connectors gone since) are removed too.
-      if (!swept) {
+      if (!swept && !only) {
         swept = true;
         for (const key of await listShimKeys(binDir)) keys.add(key);
       }
+      for (const key of keys) callOffStaleStart(key);
       await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
     },
+    releasesInUse() {
+      const digests = new Set(retiring.values());
+      for (const entry of actives.values()) digests.add(entry.connector.digest);
+      return digests;
+    },
     status() {
-      return [...actives.values()]
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .map((entry) => statusOf(entry, shims.has(entry.key)));
+      return sorted(true).map(({ status }) => status);
+    },
+    available() {
+      return summariesOf(sorted(), catalog);
     },
     events: () => recorded.slice(),
     async close() {
       closed = true;
+      for (const { controller } of starts.values()) controller.abort();
       for (const entry of actives.values()) clearTimeout(entry.timer);
       await queue.idle();
-      await Promise.all([...retiring]);
+      await Promise.all([...retiring.keys()]);
       await Promise.all(
         [...actives.values()].map(async (entry) => {
           entry.closing = true;
@@ -388,27 +454,5 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         }),
       );
     },
-  };
-}
-
-function statusOf(entry: Active, shimPublished: boolean): ConnectorStatus {
-  const serving = entry.state === 'ready' || entry.generation !== undefined;
-  const mcpStatus =
-    entry.state === 'ready' ? 'ready' : entry.state === 'failed' ? 'unavailable' : 'starting';
-  return {
-    key: entry.key,
-    state: entry.state,
-    revision: entry.revision,
-    ...(serving && entry.generation !== undefined && { generation: entry.generation }),
-    ...(entry.connection?.pid !== undefined && { pid: entry.connection.pid }),
-    toolCount: entry.toolCount,
-    failures: entry.failures,
-    restarts: entry.restarts,
-    ...(entry.lastError !== undefined && { lastError: entry.lastError }),
-    ...(entry.skillRoot !== undefined && { skillRoot: entry.skillRoot }),
-    ...(entry.connector.paths.mcp && { mcp: mcpStatus }),
-    ...(entry.connector.paths.cli && {
-      cli: shimPublished ? 'ready' : 'unavailable',
-    }),
   };
 }

@@ -17,8 +17,10 @@ afterEach(async () => {
   await cleanUp();
 });
 
+// A failed start retries no sooner than a minute here: a retry's own reconcile of the key
+// would otherwise race the shim checks made between two reconciles.
 async function setup() {
-  const context = await createTestRuntime();
+  const context = await createTestRuntime({ backoff: { initialMs: 60_000, maxMs: 60_000 } });
   runtimes.push(context.runtime);
   return context;
 }

@@ -20,7 +20,12 @@ import {
 /** Callbacks and limits of one upstream launch. */
 export interface UpstreamLaunchOptions {
   supervisor?: ProcessSupervisor;
+  /** Start bound of a connector whose manifest names none (`mcp.startTimeoutMs`). */
   startTimeoutMs?: number;
+  /** Calls the start off: it rejects with TUTTI_ERR_UPSTREAM_START_ABANDONED. */
+  signal?: AbortSignal;
+  /** Given the reader of a stdio server's stderr tail as its start begins. */
+  onStderr?: (read: () => string) => void;
   logger?: UpstreamLogger;
   onToolsChanged(tools: UpstreamTool[]): void;
   onExit(info: UpstreamExitInfo): void;
@@ -63,7 +68,10 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
   const mcp = connector.paths.mcp;
   if (!mcp) throw new Error(`connector ${connector.key} has no MCP server`);
   const common = {
-    startTimeoutMs: options.startTimeoutMs,
+    // The manifest's own bound wins over the daemon's default.
+    startTimeoutMs: connector.manifest.mcp?.startTimeoutMs ?? options.startTimeoutMs,
+    signal: options.signal,
+    onStderr: options.onStderr,
     logger: options.logger,
     onToolsChanged: options.onToolsChanged,
     onExit: options.onExit,

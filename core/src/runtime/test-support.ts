@@ -18,6 +18,11 @@ export const STDIO_SERVER = fileURLToPath(
   new URL('../../../test/fixtures/upstream/stdio-server.mjs', import.meta.url),
 );
 
+/** An upstream that never answers initialize (and ignores SIGTERM, with a child of its own). */
+export const SILENT_SERVER = fileURLToPath(
+  new URL('../../../test/fixtures/upstream/silent-server.mjs', import.meta.url),
+);
+
 /** A logger that keeps every line, so tests can check nothing secret was logged. */
 export function memoryLogger(): RuntimeLogger & { lines: string[] } {
   const lines: string[] = [];
@@ -35,6 +40,10 @@ export interface ReleaseSpec {
   serverArgs?: string[];
   /** Replace the MCP command (e.g. a missing binary, to make a start fail). */
   command?: string;
+  /** Run this fixture script instead of the stdio server (e.g. SILENT_SERVER). */
+  script?: string;
+  /** The manifest's `mcp.startTimeoutMs`. */
+  startTimeoutMs?: number;
   /** A CLI entrypoint script body (a `.mjs` file run by node). */
   cli?: string;
   /** An api_key credential delivered in this env var. */
@@ -54,7 +63,11 @@ export async function writeRelease(spec: ReleaseSpec): Promise<string> {
     version: spec.version ?? '1.0.0',
   };
   if (spec.serverArgs) {
-    manifest.mcp = { command: spec.command ?? 'node', args: [STDIO_SERVER, ...spec.serverArgs] };
+    manifest.mcp = {
+      command: spec.command ?? 'node',
+      args: [spec.script ?? STDIO_SERVER, ...spec.serverArgs],
+      ...(spec.startTimeoutMs !== undefined && { startTimeoutMs: spec.startTimeoutMs }),
+    };
   }
   if (spec.cli !== undefined) {
     await mkdir(join(dir, 'bin'));

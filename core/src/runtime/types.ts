@@ -1,10 +1,16 @@
-/** Public shapes of the connector runtime: statuses and the events it records. */
-import type { InterfaceStatus } from '../catalog/index.js';
+/** Public shapes of the connector runtime: statuses, the events it records, its logger. */
+import type { CliStatus, InterfaceStatus } from '../catalog/index.js';
 
-/** Life-cycle state of one connector in the runtime. */
-export type ConnectorState = 'starting' | 'ready' | 'restarting' | 'failed';
+/**
+ * Life-cycle state of one connector in the runtime: `needs-auth` waits for a credential;
+ * `failed` did not start (or cannot read its credential), with `lastError` saying why.
+ */
+export type ConnectorState = 'needs-auth' | 'starting' | 'ready' | 'restarting' | 'failed';
 
-/** One connector as the runtime sees it (for `GET /v1/connectors`); holds no secret. */
+/**
+ * One installed connector as the runtime sees it (for `GET /v1/connectors`); holds no
+ * secret.
+ */
 export interface ConnectorStatus {
   readonly key: string;
   readonly state: ConnectorState;
@@ -20,14 +26,24 @@ export interface ConnectorStatus {
   readonly failures: number;
   /** Upstream restarts since the daemon started. */
   readonly restarts: number;
-  /** Why the last start or run failed, when it did (no secret, no stderr). */
+  /** Why the last start or run failed, when it did (known secrets masked). */
   readonly lastError?: string;
+  /** The fixed advice of its state when it is not ready (never upstream output). */
+  readonly advice?: string;
+  /**
+   * The last lines its stdio MCP server wrote to stderr (of the running server, else of
+   * the one that failed or crashed), its credential and anything that looks like a
+   * secret masked; at most 20 lines of 500 characters. Only in the control API's
+   * `GET /v1/connectors` and `/debug/registry`: never in `connector available`, agent
+   * guidance or events.
+   */
+  readonly stderr?: readonly string[];
   /** Absolute skill root of the release, when it has skills. */
   readonly skillRoot?: string;
   /** MCP interface status, when the release has an MCP server. */
   readonly mcp?: InterfaceStatus;
   /** CLI interface status, when the release has a CLI. */
-  readonly cli?: InterfaceStatus;
+  readonly cli?: CliStatus;
 }
 
 /** Kinds of events the runtime records. */
@@ -55,4 +71,16 @@ export interface RuntimeLogger {
   info(object: object, message?: string): void;
   warn(object: object, message?: string): void;
   error(object: object, message?: string): void;
+}
+
+/** `logger` with the connector's key on every line (the upstream code knows only its target). */
+export function keyedLogger(
+  logger: RuntimeLogger,
+  key: string,
+): Pick<RuntimeLogger, 'debug' | 'info' | 'warn'> {
+  return {
+    debug: (object, text) => logger.debug({ connector: key, ...object }, text),
+    info: (object, text) => logger.info({ connector: key, ...object }, text),
+    warn: (object, text) => logger.warn({ connector: key, ...object }, text),
+  };
 }

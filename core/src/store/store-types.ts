@@ -87,6 +87,16 @@ export interface ConnectorStore {
   nextRevision(key: string): Promise<number>;
   /** The last revision taken for `key`; 0 when none ever was. */
   revision(key: string): number;
-  /** Deletes releases no installed connector uses; run it when no upstream runs from them. */
-  pruneReleases(): Promise<string[]>;
+  /**
+   * Records that release `digest` of `key` ran (became ready): the newest two are kept,
+   * and the latest other than the installed one is the key's rollback release. Nothing
+   * changes when `digest` is not the installed release or already the latest recorded.
+   */
+  markGood(key: string, digest: string): Promise<void>;
+  /**
+   * Deletes every release but the installed ones, the last good release of each
+   * installed key other than its installed one (for a rollback), and those in `inUse`
+   * (an upstream still runs from them); returns the digests deleted, sorted.
+   */
+  pruneReleases(inUse?: Iterable<string>): Promise<string[]>;
 }

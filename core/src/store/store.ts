@@ -1,7 +1,8 @@
 /**
  * The connector store under a tutti home:
  * `releases/<digest>/` content-addressed releases, `state/installed.json` (+ `.last-good`)
- * with the installed digest and last revision per key, `credentials/<key>.json` (0600).
+ * with the installed digest and last revision per key, `state/good-releases.json` (the
+ * releases of each key that ran, kept for a rollback), `credentials/<key>.json` (0600).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +25,13 @@ import {
   secretPath,
   writeCredential,
 } from './credential-file.js';
+import {
+  type GoodReleases,
+  goodReleasesSchema,
+  NO_GOOD_RELEASES,
+  onlyGoodReleasesOf,
+  withGoodRelease,
+} from './good-releases.js';
 import { readGuardedJson, writeGuardedJson } from './guarded-json-file.js';
 import { copyRelease } from './release-copy.js';
 import { createSecret, type Secret } from './secret.js';
@@ -137,6 +145,18 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     }
   }
 
+  // The releases that ran, for the GC; those of keys no longer installed are forgotten.
+  const goodFile = join(stateDir, 'good-releases.json');
+  // Damaged past repair, it costs only the rollback candidates: reported, started afresh.
+  const readGood = await readGuardedJson(goodFile, goodReleasesSchema, NO_GOOD_RELEASES).catch(
+    (error: unknown) => {
+      if (!isTuttiError(error)) throw error;
+      return { value: NO_GOOD_RELEASES, problem: error };
+    },
+  );
+  if (readGood.problem) report(readGood.problem);
+  let good = onlyGoodReleasesOf(readGood.value, (key) => key in state.connectors);
+
   const operationMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
   const installMs = options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS;
   const timeout = (operation: string, ms: number, what: string) => () =>
@@ -162,6 +182,12 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     mayChange();
     await writeGuardedJson(stateFile, next);
     state = next;
+  };
+  /** Persists the good releases `next` and only then makes them current. */
+  const commitGood = async (next: GoodReleases): Promise<void> => {
+    mayChange();
+    await writeGuardedJson(goodFile, next);
+    good = next;
   };
   const bumped = (key: string): StoreState['revisions'] => ({
     ...state.revisions,
@@ -246,6 +272,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     const { [key]: _removed, ...connectors } = state.connectors;
     const revisions = bumped(key);
     await commit({ ...state, connectors, revisions });
+    if (key in good.good) await commitGood(onlyGoodReleasesOf(good, (other) => other !== key));
     views = new Map(views);
     views.delete(key);
     return { key, revision: revisions[key]!, changed: true };
@@ -299,11 +326,30 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     return stored?.kind === auth.kind;
   };
 
-  const pruneReleases = queued(async (): Promise<string[]> => {
-    const used = new Set(Object.values(state.connectors).map((record) => record.digest));
+  const markGood = queued(async (key: string, digest: string): Promise<void> => {
+    checkKey(key);
+    if (state.connectors[key]?.digest !== digest) return;
+    if (good.good[key]?.[0] === digest) return;
+    await commitGood(withGoodRelease(good, key, digest));
+  });
+
+  /** The releases the GC keeps: installed ones and the last good one of each installed key. */
+  const kept = (): Set<string> => {
+    const keep = new Set<string>();
+    for (const [key, record] of Object.entries(state.connectors)) {
+      keep.add(record.digest);
+      const rollback = (good.good[key] ?? []).find((digest) => digest !== record.digest);
+      if (rollback) keep.add(rollback);
+    }
+    return keep;
+  };
+
+  const pruneReleases = queued(async (inUse: Iterable<string> = []): Promise<string[]> => {
+    const keep = kept();
+    for (const digest of inUse) keep.add(digest);
     const removed: string[] = [];
     for (const name of await readdir(releasesDir)) {
-      if (name.startsWith('.') || used.has(name)) continue;
+      if (name.startsWith('.') || keep.has(name)) continue;
       mayChange();
       await rm(join(releasesDir, name), { recursive: true, force: true });
       removed.push(name);
@@ -331,6 +377,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
       return takeRevision(key);
     }),
     revision: (key: string) => state.revisions[key] ?? 0,
+    markGood,
     pruneReleases,
   });
 }

@@ -73,6 +73,8 @@ export async function openStdioUpstream(
       stderrTail: info.stderrTail,
     };
   };
+  const stderrTail = () => transport.process?.stderrTail() ?? '';
+  options.onStderr?.(stderrTail);
   try {
     return await connectUpstream(
       {
@@ -84,7 +86,7 @@ export async function openStdioUpstream(
         },
         exitInfo,
         pid: () => transport.process?.pid,
-        stderrTail: () => transport.process?.stderrTail() ?? '',
+        stderrTail,
         intercept: (handler) => {
           transport.intercept = handler;
         },

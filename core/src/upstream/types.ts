@@ -43,6 +43,17 @@ export interface UpstreamCommonOptions {
   onListError?: (error: Error) => void;
   /** Called once when the upstream dies or fails hard; never after `close()`. */
   onExit?: (info: UpstreamExitInfo) => void;
+  /**
+   * Given, as a stdio server's start begins, the reader of its stderr tail (the last
+   * bytes it wrote; empty before it runs, kept after it ended), so the owner can show
+   * why a start failed or hangs.
+   */
+  onStderr?: (read: () => string) => void;
+  /**
+   * Calls the start off: whatever was started is stopped and the start rejects with
+   * TUTTI_ERR_UPSTREAM_START_ABANDONED. No effect once the start finished.
+   */
+  signal?: AbortSignal;
 }
 
 /** A started upstream: initialized, fully listed, ready for calls. */

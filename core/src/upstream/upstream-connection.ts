@@ -125,13 +125,23 @@ export async function connectUpstream(
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), startTimeoutMs);
+  // The owner may call the start off (a newer release or credential, the daemon closing).
+  const abandon = () => deadline.abort('abandoned');
+  options.signal?.addEventListener('abort', abandon, { once: true });
+  const abandoned = () => deadline.signal.reason === 'abandoned';
   const timedOut = new Promise<never>((_, reject) => {
     deadline.signal.addEventListener('abort', () =>
       reject(
-        new TuttiError('TUTTI_ERR_UPSTREAM_START_TIMEOUT', { target, timeoutMs: startTimeoutMs }),
+        abandoned()
+          ? new TuttiError('TUTTI_ERR_UPSTREAM_START_ABANDONED', { target })
+          : new TuttiError('TUTTI_ERR_UPSTREAM_START_TIMEOUT', {
+              target,
+              timeoutMs: startTimeoutMs,
+            }),
       ),
     );
   });
+  if (options.signal?.aborted) abandon();
   try {
     await Promise.race([
       (async () => {
@@ -142,11 +152,16 @@ export async function connectUpstream(
     ]);
   } catch (error) {
     closing = true;
+    // How the process ended is read before we stop it: a server that refused initialize
+    // is still running, and its reason is the refusal, not the SIGTERM we send it now.
+    const exit = setup.exitInfo();
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    throw startError(error, target, deadline.signal.aborted, startTimeoutMs, setup.exitInfo());
+    if (abandoned()) throw new TuttiError('TUTTI_ERR_UPSTREAM_START_ABANDONED', { target });
+    throw startError(error, target, deadline.signal.aborted, startTimeoutMs, exit);
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abandon);
   }
   ready = true;
   timedOut.catch(() => {});

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { ConnectorSummary } from '@tutti/core/client';
+import { type ConnectorSummary, INTERFACE_ADVICE } from '@tutti/core/client';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import ConnectorAvailable from './available.js';
 
@@ -34,7 +34,34 @@ const CONNECTORS: ConnectorSummary[] = [
     description: 'Pages and databases',
     skills: [],
     interfaces: [
-      { kind: 'mcp', serverName: 'connector', toolPrefix: 'notion_', status: 'starting' },
+      {
+        kind: 'mcp',
+        serverName: 'connector',
+        toolPrefix: 'notion_',
+        status: 'starting',
+        advice: INTERFACE_ADVICE.starting,
+      },
+    ],
+  },
+  {
+    key: 'keyed',
+    name: 'Keyed',
+    description: 'Needs a key',
+    skills: [],
+    interfaces: [
+      {
+        kind: 'mcp',
+        serverName: 'connector',
+        toolPrefix: 'keyed_',
+        status: 'needs-auth',
+        advice: INTERFACE_ADVICE['needs-auth'],
+      },
+      {
+        kind: 'cli',
+        command: 'tutti-connector-keyed',
+        status: 'needs-auth',
+        advice: INTERFACE_ADVICE['needs-auth'],
+      },
     ],
   },
 ];
@@ -153,7 +180,32 @@ describe('ConnectorAvailable run in process', () => {
       /^GitHub \(github\)\s+MCP tools github_\*, CLI, Skills\s+ready\s+tutti-connector-github\s+github-workflow$/,
     );
     expect(lines[2]).toMatch(/^Notion \(notion\)\s+MCP tools notion_\*\s+mcp starting\s+-\s+-$/);
+    expect(lines[3]).toMatch(
+      /^Keyed \(keyed\)\s+MCP tools keyed_\*, CLI\s+mcp needs-auth, cli needs-auth\s+tutti-connector-keyed\s+-$/,
+    );
     expect(output).toContain('github: GitHub repository and issue operations');
+    expectNoLeak(output);
+  });
+
+  it('says under each connector what to do about each interface that is not ready', async () => {
+    const { output } = await runIt(['--home', home]);
+    const tail = output.slice(output.indexOf('github: '));
+    expect(tail.split('\n')).toEqual([
+      'github: GitHub repository and issue operations',
+      'notion: Pages and databases',
+      `  mcp starting: ${INTERFACE_ADVICE.starting}`,
+      'keyed: Needs a key',
+      `  mcp needs-auth: ${INTERFACE_ADVICE['needs-auth'].replace('{key}', 'keyed')}`,
+      `  cli needs-auth: ${INTERFACE_ADVICE['needs-auth'].replace('{key}', 'keyed')}`,
+    ]);
+    expect(output).toContain('PUT /v1/connectors/keyed/credentials');
+  });
+
+  it('says how to install a connector through the control API when none is installed', async () => {
+    fake.answer = { status: 200, body: JSON.stringify({ connectors: [] }) };
+    const { output } = await runIt(['--home', home]);
+    expect(output).toContain('No connectors are installed.');
+    expect(output).toContain('POST /v1/connectors/install');
     expectNoLeak(output);
   });
 

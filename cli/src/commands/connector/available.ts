@@ -1,6 +1,6 @@
 /**
  * `tutti connector available`: the one public connector command. It asks the running
- * daemon which connectors every agent can use and how (MCP tools of the `connector` server
+ * daemon which connectors are installed, which of their interfaces work now, and how (MCP tools of the `connector` server
  * by prefix, the stable CLI command, the connector's skills). Its output never holds a URL,
  * port, token, header, OAuth data or release path. The bin answers the common case of this
  * command without loading oclif (fast-path.ts); both run the same code.
@@ -16,7 +16,7 @@ export { renderConnectorTable };
 export default class ConnectorAvailable extends Command {
   static override summary = 'List the connectors agents can use, and how to use each.';
   static override description =
-    'Asks the running tutti daemon which connectors are ready: the MCP tools each one offers on the "connector" MCP server (by tool-name prefix), the command to run its CLI, and its skills.';
+    'Asks the running tutti daemon about every installed connector: the MCP tools it offers on the "connector" MCP server (by tool-name prefix), the command to run its CLI, and its skills, with the status of each interface (ready, starting, restarting, needs-auth, credential-rejected, failed) and, when it is not ready, a fixed advice text. Use only the interfaces that are ready.';
   static override examples = [
     '<%= config.bin %> connector available',
     '<%= config.bin %> connector available --json',

@@ -1,0 +1,46 @@
+/**
+ * The run conditions of a connector interface and the one fixed advice text of each
+ * (spec 9.2 `status`: what the interface can do now, never the user's enable/disable
+ * choice, which does not exist). The advice is a constant of this table and never
+ * upstream output, so `connector available` stays free of secrets whatever an upstream
+ * printed; the reason behind a condition is in the control API's `GET /v1/connectors`.
+ * Zod-free: the CLI's check of an answer uses it too.
+ */
+
+/** Every run condition of an interface, in the order of the table below. */
+export const INTERFACE_STATUSES = [
+  'ready',
+  'starting',
+  'restarting',
+  'needs-auth',
+  'credential-rejected',
+  'failed',
+] as const;
+
+/** Run condition of one interface. */
+export type InterfaceStatus = (typeof INTERFACE_STATUSES)[number];
+
+/** The conditions a CLI interface can be in (its shim needs no running server). */
+export const CLI_STATUSES = ['ready', 'starting', 'needs-auth', 'failed'] as const;
+
+/** Run condition of a CLI interface. */
+export type CliStatus = (typeof CLI_STATUSES)[number];
+
+/** The fixed advice of every condition but `ready`. */
+export const INTERFACE_ADVICE: Readonly<Record<Exclude<InterfaceStatus, 'ready'>, string>> =
+  Object.freeze({
+    starting:
+      'Starting: usable once it is ready; this list and the connector server tools update then.',
+    restarting: 'It stopped and the daemon is restarting it: usable again once it is ready.',
+    'needs-auth':
+      'It needs a credential: set one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API.',
+    'credential-rejected':
+      'Its server refused the credential: set a new one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API.',
+    failed:
+      'It is not working: GET /v1/connectors on the tutti daemon control API says why (its last error and its last stderr lines).',
+  });
+
+/** The advice of `status`, or undefined for `ready`. */
+export function adviceOf(status: InterfaceStatus): string | undefined {
+  return status === 'ready' ? undefined : INTERFACE_ADVICE[status];
+}

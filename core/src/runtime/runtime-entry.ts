@@ -1,0 +1,96 @@
+/**
+ * What the connector runtime keeps per installed connector: the release it runs or waits
+ * to run, its live upstream, and what went wrong last; and the entries of connectors
+ * that run nothing. Internal to the runtime.
+ */
+import type { TuttiError } from '../errors/index.js';
+import type { SecretRedactor } from '../process/index.js';
+import type { SkillSummary } from '../catalog/index.js';
+import type { DiscoveredSkills } from '../skills/index.js';
+import type { InstalledConnector } from '../store/index.js';
+import type { UpstreamConnection } from '../upstream/index.js';
+import type { TrackedClient } from './tracked-client.js';
+import type { ConnectorState } from './types.js';
+
+/** One connector in the runtime. */
+export interface RuntimeEntry {
+  readonly key: string;
+  connector: InstalledConnector;
+  state: ConnectorState;
+  /**
+   * True while it waits for a credential (state `needs-auth`) or cannot read the one it
+   * has (state `failed`): nothing runs, and a sync looks at its credential again.
+   */
+  waiting: boolean;
+  /** Latest store revision this entry reflects (started or attempted). */
+  attempted: number;
+  /** Store revision the serving upstream came from. */
+  revision: number;
+  generation?: number;
+  connection?: UpstreamConnection;
+  client?: TrackedClient;
+  skills: SkillSummary[];
+  skillRoot?: string;
+  /** Tools the route serving now holds (0 while none serves). */
+  toolCount: number;
+  /** The upstream's tool list last committed, as JSON (to skip a list_changed that changed nothing). */
+  listed?: string;
+  failures: number;
+  restarts: number;
+  lastError?: string;
+  /** Code of the error behind `lastError`, when it was a tutti error. */
+  lastErrorCode?: string;
+  /** Reads the stderr tail of its stdio server: the running one, or the one that failed. */
+  stderr?: () => string;
+  /** Knows the connector's credential and secret-looking env values, to mask them. */
+  redactor?: SecretRedactor;
+  startedAt?: number;
+  timer?: NodeJS.Timeout;
+  closing: boolean;
+}
+
+/** A stand-in for an installed connector its first sync has not reached yet: `starting`. */
+export function placeholderEntry(connector: InstalledConnector): RuntimeEntry {
+  return {
+    key: connector.key,
+    connector,
+    state: 'starting',
+    waiting: true,
+    attempted: 0,
+    revision: connector.revision,
+    skills: [],
+    toolCount: 0,
+    failures: 0,
+    restarts: 0,
+    closing: false,
+  };
+}
+
+/**
+ * A connector held with nothing running: `needs-auth` (no credential) or `failed` (the
+ * credential cannot be read: `problem`), with its release's skills when known.
+ */
+export function heldEntry(
+  connector: InstalledConnector,
+  state: 'needs-auth' | 'failed',
+  found: DiscoveredSkills | undefined,
+  restarts: number,
+  problem: TuttiError | undefined,
+): RuntimeEntry {
+  const skills = found?.skills ?? [];
+  return {
+    key: connector.key,
+    connector,
+    state,
+    waiting: true,
+    attempted: connector.revision,
+    revision: connector.revision,
+    skills,
+    ...(found?.root && skills.length > 0 && { skillRoot: found.root }),
+    toolCount: 0,
+    failures: 0,
+    restarts,
+    closing: false,
+    ...(problem && { lastError: problem.message, lastErrorCode: problem.code }),
+  };
+}
