@@ -75,7 +75,10 @@ export interface AgentProcess {
   stderrLines(max?: number): string[];
   /** Writes to stdin unless it is closed; never throws. False when the write was dropped. */
   write(data: string): boolean;
-  /** Stops the whole group (SIGTERM, grace, SIGKILL); resolves once it is gone. Idempotent. */
+  /**
+   * Stops the whole group (SIGTERM, grace, SIGKILL); resolves once it is gone and its exit
+   * is recorded. Idempotent.
+   */
   terminate(): Promise<void>;
   /**
    * Stops the whole group because the agent misbehaved: its exit is recorded as its own end
@@ -188,16 +191,18 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
       stdin.write(data);
       return true;
     },
-    terminate() {
+    async terminate() {
       stopping = true;
-      return detached.terminate();
+      await detached.terminate();
+      await exited;
     },
-    fail(what) {
+    async fail(what) {
       // An agent that already ended on its own keeps that end as its reason.
       if (!exit && !stopping && child.exitCode === null && child.signalCode === null) {
         failure ??= what;
       }
-      return detached.terminate();
+      await detached.terminate();
+      await exited;
     },
   };
 }

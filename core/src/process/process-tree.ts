@@ -29,6 +29,25 @@ export interface ProcessIdentity {
 
 const isZombie = (state: string) => state === 'Z' || state === 'X';
 
+/** Process `pid` as `/proc/<pid>/stat` shows it now; undefined once it is gone. */
+export function readProcEntry(pid: number): ProcEntry | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the last ')' of "(comm)": state ppid pgrp session ... starttime (22nd).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    pid,
+    state: fields[0] ?? '',
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+    startTime: fields[19] ?? '',
+  };
+}
+
 /** Every process in `/proc` (empty without `/proc`). */
 export function readProcessTable(): Map<number, ProcEntry> {
   const table = new Map<number, ProcEntry>();
@@ -41,21 +60,8 @@ export function readProcessTable(): Map<number, ProcEntry> {
   for (const name of names) {
     const code = name.charCodeAt(0);
     if (code < 48 || code > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the last ')' of "(comm)": state ppid pgrp session ... starttime (22nd).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    table.set(Number(name), {
-      pid: Number(name),
-      state: fields[0] ?? '',
-      ppid: Number(fields[1]),
-      pgid: Number(fields[2]),
-      startTime: fields[19] ?? '',
-    });
+    const entry = readProcEntry(Number(name));
+    if (entry) table.set(entry.pid, entry);
   }
   return table;
 }

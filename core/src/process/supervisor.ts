@@ -7,8 +7,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { signalGroup } from './process-group.js';
-import { type ProcEntry, readProcessTable, SCOPE_ENV, treeOutsideGroup } from './process-tree.js';
+import {
+  type ProcEntry,
+  readProcEntry,
+  readProcessTable,
+  SCOPE_ENV,
+  treeOutsideGroup,
+} from './process-tree.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { becomeChildSubreaper, isChildSubreaper, reapChild } from './subreaper.js';
 import { DEFAULT_STDERR_TAIL_BYTES, createStderrTail } from './stderr-tail.js';
@@ -95,10 +102,26 @@ export interface ProcessSupervisorOptions {
   subreaper?: boolean;
 }
 
-/** Collects the adopted ones among stopped outsiders (children of this process now). */
-function reapAdopted(gone: readonly ProcEntry[]): void {
-  for (const entry of gone) {
-    if (entry.ppid === process.pid) reapChild(entry.pid);
+/** Longest wait for a stopped adopted process to become collectable. */
+const REAP_WAIT_MS = 2_000;
+
+/**
+ * Collects the adopted ones among stopped outsiders (children of this process now). Their
+ * parent is read again: one whose parent was still alive when the group was stopped (the
+ * middle of a double fork) was adopted only as that parent died. A multi-threaded process
+ * shows as a zombie before its last thread is gone and cannot be collected until then, so
+ * each is polled for a short while.
+ */
+async function reapAdopted(gone: readonly ProcEntry[]): Promise<void> {
+  const deadline = Date.now() + REAP_WAIT_MS;
+  let left = gone.filter((entry) => {
+    const now = readProcEntry(entry.pid);
+    return now?.startTime === entry.startTime && now.ppid === process.pid;
+  });
+  while (left.length > 0) {
+    left = left.filter((entry) => !reapChild(entry.pid) && readProcEntry(entry.pid) !== undefined);
+    if (left.length === 0 || Date.now() >= deadline) return;
+    await sleep(10);
   }
 }
 

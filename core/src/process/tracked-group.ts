@@ -49,7 +49,7 @@ export interface TrackGroupOptions {
    */
   outsiders?: () => ProcEntry[];
   /** Told about outsiders that were stopped, once they are gone (to collect adopted ones). */
-  onOutsidersGone?: (gone: readonly ProcEntry[]) => void;
+  onOutsidersGone?: (gone: readonly ProcEntry[]) => void | Promise<void>;
 }
 
 /** Resolves once none of `entries` runs any more, false after `timeoutMs`. */
@@ -93,7 +93,7 @@ export function trackProcessGroup(
   };
   const stopTree = async (entries: readonly ProcEntry[], grace: number) => {
     await stopOutsiders(entries, grace);
-    if (entries.length > 0) options.onOutsidersGone?.(entries);
+    if (entries.length > 0) await options.onOutsidersGone?.(entries);
   };
 
   const leaderExit = new Promise<LeaderExit>((resolve) => {
