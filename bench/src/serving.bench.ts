@@ -4,15 +4,17 @@
  * log line, written when its tools are committed to the registry). (1) 49 fast connectors
  * and one that never answers `initialize`, against the same 49 without it (goal: within
  * 1.2x: the hung one holds up nothing); (2) 50 fast connectors against 50 bare fixture
- * servers spawned at once without a daemon (goal: within 1.2x). Rounds interleave the
- * cases. `BENCH_QUICK=1` runs one round.
+ * servers spawned at once without a daemon (goal: within 1.2x), and against the same 50
+ * servers each initialized and listed by a bare JSON-RPC client (the protocol work any host
+ * has them do, without the daemon's own). Rounds interleave the cases. `BENCH_QUICK=1`
+ * runs one round.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchDir, homeWithReleases, writeStdioReleases } from './lib/daemon-home.js';
-import { descendants, TUTTID } from './lib/daemon-process.js';
-import { parallelFixtureStartMs } from './lib/daemon-upstream-floor.js';
+import { cpuMs, descendants, TUTTID } from './lib/daemon-process.js';
+import { type FloorRun, parallelFixtureStart } from './lib/daemon-upstream-floor.js';
 import { REPO } from './lib/paths.js';
 import { spawnGroup } from './lib/processes.js';
 import type { BenchResult } from './types.js';
@@ -56,12 +58,20 @@ async function writeHungRelease(parent: string): Promise<string> {
   return dir;
 }
 
+/** One timed start: wall time, and the CPU of the daemon and of its upstreams until then. */
+interface ServeRun extends FloorRun {
+  readonly daemonCpuMs: number;
+}
+
 /**
  * Spawns `tuttid --json --log-level info` on a fresh home holding `releases` and resolves
- * with the milliseconds from the spawn until each of `healthy` logged `started`; stops
- * it (and anything it left) before resolving.
+ * with the milliseconds from the spawn until each of `healthy` logged `started`, and the
+ * CPU used until then; stops it (and anything it left) before resolving.
  */
-async function timeToServe(releases: readonly string[], healthy: readonly string[]) {
+async function timeToServe(
+  releases: readonly string[],
+  healthy: readonly string[],
+): Promise<ServeRun> {
   const home = await homeWithReleases(releases);
   const waiting = new Set(healthy);
   const started = performance.now();
@@ -73,7 +83,7 @@ async function timeToServe(releases: readonly string[], healthy: readonly string
   const { child } = group;
   const upstreams = new Set<number>();
   try {
-    return await new Promise<number>((resolve, reject) => {
+    return await new Promise<ServeRun>((resolve, reject) => {
       const timer = setTimeout(
         () =>
           reject(
@@ -98,7 +108,9 @@ async function timeToServe(releases: readonly string[], healthy: readonly string
           if (entry.event !== 'started' || !waiting.delete(entry.connector ?? '')) continue;
           if (waiting.size === 0) {
             clearTimeout(timer);
-            resolve(performance.now() - started);
+            const ms = performance.now() - started;
+            const upstreamCpu = descendants(group.pid).reduce((sum, pid) => sum + cpuMs(pid), 0);
+            resolve({ ms, daemonCpuMs: cpuMs(group.pid), cpuMs: upstreamCpu });
           }
         }
       });
@@ -137,25 +149,39 @@ export default async function servingBench(): Promise<BenchResult> {
 
     const withHung: number[] = [];
     const withoutHung: number[] = [];
-    const fifty: number[] = [];
-    const floor: number[] = [];
+    const fiftyRuns: ServeRun[] = [];
+    const floorRuns: FloorRun[] = [];
+    const listedRuns: FloorRun[] = [];
     for (let round = 0; round < rounds; round += 1) {
-      withHung.push(await timeToServe([...fortyNine, hung], healthy));
-      withoutHung.push(await timeToServe(fortyNine, healthy));
-      fifty.push(await timeToServe(fast, keys));
-      floor.push(await parallelFixtureStartMs(CONNECTORS, TOOLS - FIXTURE_BUILTIN_TOOLS));
+      withHung.push((await timeToServe([...fortyNine, hung], healthy)).ms);
+      withoutHung.push((await timeToServe(fortyNine, healthy)).ms);
+      fiftyRuns.push(await timeToServe(fast, keys));
+      floorRuns.push(await parallelFixtureStart(CONNECTORS, TOOLS - FIXTURE_BUILTIN_TOOLS));
+      listedRuns.push(
+        await parallelFixtureStart(CONNECTORS, TOOLS - FIXTURE_BUILTIN_TOOLS, { listed: true }),
+      );
     }
+    const fifty = fiftyRuns.map((run) => run.ms);
+    const floor = floorRuns.map((run) => run.ms);
+    const listedFloor = listedRuns.map((run) => run.ms);
     const hungMs = median(withHung);
     const cleanMs = median(withoutHung);
     const fiftyMs = median(fifty);
     const floorMs = median(floor);
+    const listedMs = median(listedFloor);
     const list = (values: readonly number[]) => values.map((v) => v.toFixed(0)).join(', ');
     console.error(
-      `serving: 49 + hung ${list(withHung)} ms; 49 alone ${list(withoutHung)} ms; 50 ${list(fifty)} ms; 50 bare ${list(floor)} ms`,
+      `serving: 49 + hung ${list(withHung)} ms; 49 alone ${list(withoutHung)} ms; 50 ${list(fifty)} ms; 50 bare ${list(floor)} ms; 50 bare and listed ${list(listedFloor)} ms`,
+    );
+    // CPU until served: on 2 cores the wall time cannot be below half the CPU all used.
+    const cpu = (runs: readonly FloorRun[]) => list(runs.map((run) => run.cpuMs));
+    console.error(
+      `serving CPU: 50 via the daemon: daemon ${list(fiftyRuns.map((run) => run.daemonCpuMs))} ms, its upstreams ${cpu(fiftyRuns)} ms; 50 bare ${cpu(floorRuns)} ms; 50 bare and listed ${cpu(listedRuns)} ms`,
     );
     const of = `median of ${rounds}`;
     const cleanName = `49 fast connectors alone, spawn to all tools served (${of})`;
     const floorName = `floor: ${CONNECTORS} fixture servers spawned at once, no daemon, to their ready line (${of})`;
+    const listedName = `${CONNECTORS} fixture servers spawned at once, each initialized and listed by a bare client, no daemon (${of})`;
     return {
       rows: [
         {
@@ -174,6 +200,36 @@ export default async function servingBench(): Promise<BenchResult> {
           baseline: { name: floorName, value: floorMs },
         },
         { group: 'time to serve', name: floorName, value: floorMs, unit: 'ms' },
+        {
+          group: 'time to serve',
+          name: `${CONNECTORS} fast connectors served by the daemon, against the same servers listed without it (${of})`,
+          value: fiftyMs,
+          unit: 'ms',
+          baseline: { name: listedName, value: listedMs },
+        },
+        { group: 'time to serve', name: listedName, value: listedMs, unit: 'ms' },
+        {
+          group: 'time to serve',
+          name: `CPU until served: ${CONNECTORS} connectors through the daemon, daemon and upstreams (${of})`,
+          value: median(fiftyRuns.map((run) => run.daemonCpuMs + run.cpuMs)),
+          unit: 'ms CPU',
+          baseline: {
+            name: `CPU of the ${CONNECTORS} servers listed without a daemon (${of})`,
+            value: median(listedRuns.map((run) => run.cpuMs)),
+          },
+        },
+        {
+          group: 'time to serve',
+          name: `CPU until served: the daemon itself (${of})`,
+          value: median(fiftyRuns.map((run) => run.daemonCpuMs)),
+          unit: 'ms CPU',
+        },
+        {
+          group: 'time to serve',
+          name: `CPU of the ${CONNECTORS} bare servers to their ready line (${of})`,
+          value: median(floorRuns.map((run) => run.cpuMs)),
+          unit: 'ms CPU',
+        },
       ],
       targets: [
         {

@@ -34,6 +34,24 @@ export function pssKiB(pid: number): number | undefined {
   }
 }
 
+/** Clock ticks per second of the `/proc/<pid>/stat` times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU milliseconds (user + system, all threads) process `pid` used so far; 0 once it is
+ * gone. Resolution 10 ms.
+ */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // utime and stime are fields 14 and 15; the fields after ')' start at field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return 0;
+  }
+}
+
 /** Every live process whose parent chain leads to `root` (not `root` itself). */
 export function descendants(root: number): number[] {
   const parents = new Map<number, number>();

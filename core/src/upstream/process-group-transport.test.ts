@@ -96,3 +96,39 @@ describe('ProcessGroupTransport writes', () => {
     );
   });
 });
+
+describe('ProcessGroupTransport reads', () => {
+  it('hands on JSON-RPC 2.0 envelopes and reports any other JSON line without its content', async () => {
+    const lines = [
+      { jsonrpc: '2.0', id: 1, result: { ok: true } },
+      { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+      { jsonrpc: '1.0', id: 2, result: {} },
+      { token: 'sk-not-for-logs' },
+      [{ jsonrpc: '2.0', id: 3, result: {} }],
+      { jsonrpc: '2.0', id: 4 },
+      { jsonrpc: '2.0', method: 5 },
+      { jsonrpc: '2.0', id: 6, error: { code: -32601, message: 'no such method' } },
+    ];
+    const source = `for (const line of ${JSON.stringify(lines)}) process.stdout.write(JSON.stringify(line) + '\\n'); setInterval(() => {}, 1000);`;
+    const transport = new ProcessGroupTransport(supervisor, {
+      command: process.execPath,
+      args: ['-e', source],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    const messages: unknown[] = [];
+    const errors: string[] = [];
+    transport.onmessage = (message) => messages.push(message);
+    transport.onerror = (error) => errors.push(error.message);
+    await transport.start();
+    try {
+      await until(() => messages.length + errors.length === lines.length);
+      expect(messages).toEqual([lines[0], lines[1], lines[7]]);
+      expect(errors).toHaveLength(5);
+      expect(new Set(errors)).toEqual(
+        new Set(['the upstream wrote a line that is not a JSON-RPC 2.0 message']),
+      );
+    } finally {
+      await transport.close();
+    }
+  });
+});

@@ -4,14 +4,21 @@
  * the internet only through a proxy could never reach a remote connector. With any of them
  * set, requests go through undici's `EnvHttpProxyAgent`, which honours all three (upper or
  * lower case) as curl does. One agent per proxy setting, shared by the daemon's upstreams
- * as Node's own global dispatcher would be.
+ * as Node's own global dispatcher would be. undici is loaded on the first request through
+ * a proxy: it is the largest import of the daemon (about 140 ms of a start's CPU), and most
+ * machines set no proxy.
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import type { EnvHttpProxyAgent, fetch as UndiciFetch } from 'undici';
 
 type ProxyEnv = Readonly<Record<string, string | undefined>>;
 
-const agents = new Map<string, EnvHttpProxyAgent>();
+interface ProxiedFetch {
+  readonly agent: EnvHttpProxyAgent;
+  readonly fetch: typeof UndiciFetch;
+}
+
+const agents = new Map<string, Promise<ProxiedFetch>>();
 
 function setting(env: ProxyEnv, name: string): string | undefined {
   const value = env[name] ?? env[name.toLowerCase()];
@@ -39,15 +46,19 @@ export function proxyFetch(env: ProxyEnv = process.env): FetchLike | undefined {
   const settings = proxySettings(env);
   if (settings.httpProxy === undefined && settings.httpsProxy === undefined) return undefined;
   const key = JSON.stringify(settings);
-  let agent = agents.get(key);
-  if (!agent) {
-    agent = new EnvHttpProxyAgent(settings);
-    agents.set(key, agent);
-  }
-  const dispatcher = agent;
-  return ((url, init) =>
-    undiciFetch(url, {
-      ...(init as Parameters<typeof undiciFetch>[1]),
-      dispatcher,
-    })) as FetchLike;
+  const proxied = () => {
+    let loading = agents.get(key);
+    if (!loading) {
+      loading = import('undici').then((undici) => ({
+        agent: new undici.EnvHttpProxyAgent(settings),
+        fetch: undici.fetch,
+      }));
+      agents.set(key, loading);
+    }
+    return loading;
+  };
+  return (async (url, init) => {
+    const { agent, fetch } = await proxied();
+    return fetch(url, { ...(init as Parameters<typeof UndiciFetch>[1]), dispatcher: agent });
+  }) as FetchLike;
 }
