@@ -5,17 +5,11 @@
  * processes stopped, the session folder removed, the token revoked). Host-driven sessions
  * stop after the projection and hand it to the host.
  */
-import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import {
-  type PreparedRuntime,
-  type ProviderCapabilities,
-  providerFlagsSchema,
-} from '../contracts/index.js';
-import { isTuttiError, TuttiError } from '../errors/index.js';
+import type { PreparedRuntime, ProviderCapabilities } from '../contracts/index.js';
+import { TuttiError } from '../errors/index.js';
 import type { AgentProcess } from '../process/agent-process.js';
 import { agentInheritedEnv } from '../process/inherited-env.js';
-import { createSessionHooks, type RefreshContext, type SessionHooks } from './hooks.js';
+import { createSessionHooks, type SessionHooks } from './hooks.js';
 import type {
   AgentSessionHostOptions,
   AgentSessionInfo,
@@ -27,59 +21,40 @@ import type {
   ToolsListedRecord,
 } from './host-types.js';
 import {
-  hookContext,
   type OpenServices,
   openDaemonSession,
   prepareHostSession,
   startError,
+  withinStartTimeout,
 } from './open-session.js';
 import { stderrSentence } from './agent-channel.js';
 import { DefaultPreparer } from './preparer.js';
-import type { SessionRecord, StoredSession } from './session-records.js';
-import { guardProjections, projectSession } from './project-session.js';
+import type { StoredSession } from './session-records.js';
 import type { AgentProvider, LiveSession, ResolvedLaunch } from './provider-contract.js';
+import { ProviderTable } from './provider-table.js';
+import { tapStandardRefreshStrategies } from './refresh-strategies.js';
 import {
-  refreshAction,
-  refreshStrategiesOf,
-  tapStandardRefreshStrategies,
-} from './refresh-strategies.js';
-import {
-  createEntry,
   createSetup,
   entryInfo,
   exitOf,
   type SessionEntry,
   sessionScope,
 } from './session-entry.js';
-import type { AgentProbe, SessionContext, SessionOperation } from './session-types.js';
+import { type RefreshServices, refreshSession, relisted } from './session-refresh.js';
+import {
+  type RestoreResult,
+  restoreAll,
+  restoreRecorded,
+  sessionRecordOf,
+} from './session-restore.js';
+import { SessionTable } from './session-table.js';
+import { dropSession, stopSession } from './session-teardown.js';
+import type { AgentProbe, SessionOperation } from './session-types.js';
 import { TurnRunner } from './turn-runner.js';
-import type { PermissionMode, PermissionOutcome, PromptBlock, TurnEvent } from './turn-types.js';
+import type { PermissionOutcome, PromptBlock, TurnEvent } from './turn-types.js';
 
-const DEFAULT_MAX_SESSIONS = 64;
-/** Ended sessions kept listed (with their reasons) until closed; older ones are forgotten. */
-const EXITED_KEPT = 64;
 const DEFAULT_AGENT_TIMEOUT_MS = 60_000;
 const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
-/** How long a provider's protocol-level close may take before the processes are stopped. */
-const CLOSE_TIMEOUT_MS = 3_000;
-
-/** How long a turn waits for an agent that refreshes live to re-list after a refresh. */
-const RELIST_WAIT_MS = 5_000;
-/** Recorded sessions brought back at once after a restart (each spawns an agent). */
-const RESTORE_CONCURRENCY = 4;
-
-/**
- * Resolves once the session's agent listed the tools its last live refresh (list_changed,
- * native reload) brought, or after a bound wait: the agent re-lists on its own time.
- */
-async function relisted(entry: SessionEntry): Promise<void> {
-  const refresh = entry.lastRefresh;
-  if (refresh?.strategy !== 'list-changed' && refresh?.strategy !== 'native-reload') return;
-  const deadline = Date.now() + RELIST_WAIT_MS;
-  while ((entry.toolsListed?.version ?? -1) < refresh.version && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** The session host the daemon composes; also the `host` a plugin's `apply` receives. */
 export class AgentSessionHost {
@@ -87,18 +62,25 @@ export class AgentSessionHost {
   readonly hooks: SessionHooks;
   readonly #options: AgentSessionHostOptions;
   readonly #preparer: DefaultPreparer;
-  readonly #providers = new Map<string, AgentProvider>();
-  readonly #sessions = new Map<string, SessionEntry>();
+  readonly #providers: ProviderTable;
+  readonly #sessions: SessionTable;
   readonly #pending = new Set<Promise<unknown>>();
   readonly #unsubscribe: (() => void) | undefined;
   #restoring = 0;
   readonly #inherited: Readonly<Record<string, string>>;
   readonly #open: OpenServices;
+  readonly #refreshServices: RefreshServices;
 
   constructor(options: AgentSessionHostOptions) {
     this.#options = options;
     this.hooks = options.hooks ?? createSessionHooks();
+    this.#providers = new ProviderTable(this.hooks);
     this.#inherited = options.inheritedEnv ?? agentInheritedEnv();
+    this.#sessions = new SessionTable({
+      maxSessions: options.maxSessions,
+      sessionsDir: options.sessionsDir,
+      redactor: options.redactor,
+    });
     this.#preparer = new DefaultPreparer({
       hooks: this.hooks,
       connector: options.connector,
@@ -107,6 +89,15 @@ export class AgentSessionHost {
       ...(options.onPlain ? { onPlain: options.onPlain } : {}),
     });
     this.#open = { hooks: this.hooks, prepare: (entry, probe) => this.#prepare(entry, probe) };
+    this.#refreshServices = {
+      hooks: this.hooks,
+      provider: (name) => this.#providers.get(name),
+      knownProviders: () => this.#providers.known(),
+      prepare: (entry, probe) => this.#prepare(entry, probe),
+      listChangedDelivered: options.listChangedDelivered ?? false,
+      events: options.events,
+      onProblem: options.onProblem,
+    };
     this.#unsubscribe = options.registry?.onListChanged((snapshot) => {
       this.#track(this.refreshSessions(snapshot.version));
     });
@@ -114,40 +105,12 @@ export class AgentSessionHost {
 
   /** Adds a provider; a second provider of the same name is refused unless `replace` is set. */
   registerProvider(provider: AgentProvider, options: { readonly replace?: boolean } = {}): void {
-    if (this.#providers.has(provider.name) && !options.replace) {
-      throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: provider.name });
-    }
-    const parsed = providerFlagsSchema.safeParse(provider.flags);
-    if (!parsed.success) {
-      throw new TuttiError('TUTTI_ERR_PLUGIN_INVALID_PROVIDER', {
-        provider: provider.name,
-        reason: `flags: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'flags'} ${issue.message}`).join('; ')}`,
-      });
-    }
-    const flags = parsed.data;
-    if (Boolean(provider.handshake) !== Boolean(provider.probeOf)) {
-      throw new TuttiError('TUTTI_ERR_PLUGIN_INVALID_PROVIDER', {
-        provider: provider.name,
-        reason: 'a provider with a handshake also says what it means (probeOf), and only then',
-      });
-    }
-    this.#providers.set(provider.name, Object.freeze({ ...provider, flags: Object.freeze(flags) }));
-    tapStandardRefreshStrategies(this.hooks, provider.name);
-    guardProjections(this.hooks, provider);
+    this.#providers.register(provider, options);
   }
 
   /** Names and capabilities of the registered providers, derived from what each implements. */
   listProviders(): { name: string; capabilities: ProviderCapabilities }[] {
-    return [...this.#providers.values()].map((provider) => ({
-      name: provider.name,
-      capabilities: {
-        ...provider.flags,
-        handshake: Boolean(provider.handshake),
-        load: Boolean(provider.loadSession),
-        resume: Boolean(provider.resumeSession),
-        refresh: refreshStrategiesOf(this.hooks, provider.name),
-      },
-    }));
+    return this.#providers.list();
   }
 
   /** Starts a new daemon-driven session. */
@@ -173,8 +136,8 @@ export class AgentSessionHost {
    * and the provider's projection. Asking again for the same session re-issues its token.
    */
   async prepareSession(request: PrepareSessionRequest): Promise<PreparedSession> {
-    const provider = this.#provider(request.provider);
-    const entry = this.#addOrReuse(request, provider.name, provider.flags);
+    const provider = this.#providers.require(request.provider);
+    const entry = this.#sessions.addOrReuse(request, provider.name, provider.flags);
     try {
       const setup = await this.#setup(
         entry,
@@ -199,7 +162,7 @@ export class AgentSessionHost {
   /** Prepares the provider-neutral runtime for an agent the caller spawns itself. */
   async prepareOnly(request: PrepareOnlyRequest): Promise<PreparedSession> {
     tapStandardRefreshStrategies(this.hooks, request.provider);
-    const entry = this.#addOrReuse(request, request.provider, request.flags);
+    const entry = this.#sessions.addOrReuse(request, request.provider, request.flags);
     try {
       const runtime = await this.#prepare(entry, { httpMcp: request.flags.httpMcp });
       entry.status = 'prepared';
@@ -214,7 +177,7 @@ export class AgentSessionHost {
 
   /** The newest projection of a host-driven session (new params after a reload). */
   projectionOf(agentSessionId: string): PreparedSession['projection'] {
-    const entry = this.#entry(agentSessionId);
+    const entry = this.#sessions.entry(agentSessionId);
     if (entry.mode !== 'host' || !entry.projection) {
       throw new TuttiError('TUTTI_ERR_SESSION_NOT_HOST_DRIVEN', { session: agentSessionId });
     }
@@ -226,7 +189,7 @@ export class AgentSessionHost {
    * the session), so projections for a reload or resume name it.
    */
   identifySession(agentSessionId: string, providerSessionId: string): AgentSessionInfo {
-    const entry = this.#entry(agentSessionId);
+    const entry = this.#sessions.entry(agentSessionId);
     if (entry.mode !== 'host') {
       throw new TuttiError('TUTTI_ERR_SESSION_NOT_HOST_DRIVEN', { session: agentSessionId });
     }
@@ -236,12 +199,12 @@ export class AgentSessionHost {
 
   /** Every session the host holds, with its status. */
   listSessions(): AgentSessionInfo[] {
-    return [...this.#sessions.values()].map(entryInfo);
+    return this.#sessions.values().map(entryInfo);
   }
 
   /** The live handle of a daemon-driven session (for turns). */
   handleOf(agentSessionId: string): LiveSession {
-    const entry = this.#entry(agentSessionId);
+    const entry = this.#sessions.entry(agentSessionId);
     if (!entry.handle || entry.mode !== 'daemon' || entry.status === 'exited') {
       throw new TuttiError('TUTTI_ERR_SESSION_NOT_LIVE', {
         session: agentSessionId,
@@ -262,7 +225,7 @@ export class AgentSessionHost {
     listener: (event: TurnEvent) => void,
   ): Promise<{ done: Promise<void> }> {
     const handle = this.handleOf(agentSessionId);
-    const entry = this.#entry(agentSessionId);
+    const entry = this.#sessions.entry(agentSessionId);
     if (!handle.turn) {
       throw new TuttiError('TUTTI_ERR_TURN_UNSUPPORTED', { provider: entry.session.provider });
     }
@@ -298,12 +261,12 @@ export class AgentSessionHost {
 
   /** Cancels the running turn of a session; false when none runs. */
   cancelTurn(agentSessionId: string): boolean {
-    return this.#entry(agentSessionId).turn?.cancel() ?? false;
+    return this.#sessions.entry(agentSessionId).turn?.cancel() ?? false;
   }
 
   /** Answers a permission request of the session's running turn. */
   answerPermission(agentSessionId: string, requestId: string, outcome: PermissionOutcome): void {
-    const entry = this.#entry(agentSessionId);
+    const entry = this.#sessions.entry(agentSessionId);
     if (!entry.turn?.answer(requestId, outcome)) {
       throw new TuttiError('TUTTI_ERR_TURN_UNKNOWN_PERMISSION', {
         session: agentSessionId,
@@ -320,7 +283,7 @@ export class AgentSessionHost {
 
   /** Ends a session: closes the agent, revokes its token, runs `sessionClose`. */
   async closeSession(agentSessionId: string): Promise<void> {
-    const entry = this.#entry(agentSessionId);
+    const entry = this.#sessions.entry(agentSessionId);
     this.#sessions.delete(agentSessionId);
     await this.#drop(entry);
     await this.#options.records?.remove(agentSessionId).catch(() => {});
@@ -347,11 +310,15 @@ export class AgentSessionHost {
 
   /** Runs the refresh chain of every live bound session; resolves with what each recorded. */
   async refreshSessions(version: number): Promise<Map<string, RefreshRecord>> {
-    const live = [...this.#sessions.values()].filter(
-      (entry) =>
-        entry.connector === 'bound' && (entry.status === 'ready' || entry.status === 'prepared'),
+    const live = this.#sessions
+      .values()
+      .filter(
+        (entry) =>
+          entry.connector === 'bound' && (entry.status === 'ready' || entry.status === 'prepared'),
+      );
+    const records = await Promise.all(
+      live.map((entry) => refreshSession(this.#refreshServices, entry, version)),
     );
-    const records = await Promise.all(live.map((entry) => this.#refresh(entry, version)));
     return new Map(live.map((entry, index) => [entry.session.agentSessionId, records[index]!]));
   }
 
@@ -363,7 +330,7 @@ export class AgentSessionHost {
   /** Stops listening to the registry and closes every session. */
   async close(): Promise<void> {
     this.#unsubscribe?.();
-    await Promise.allSettled([...this.#sessions.keys()].map((id) => this.closeSession(id)));
+    await Promise.allSettled(this.#sessions.ids().map((id) => this.closeSession(id)));
     await this.settled();
   }
 
@@ -373,7 +340,7 @@ export class AgentSessionHost {
     providerSessionId: string | undefined,
     startedAt?: string,
   ): Promise<AgentSessionInfo> {
-    const provider = this.#provider(request.provider);
+    const provider = this.#providers.require(request.provider);
     const supported =
       operation === 'new' ||
       (operation === 'load' ? provider.loadSession : provider.resumeSession) !== undefined;
@@ -381,7 +348,14 @@ export class AgentSessionHost {
       throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
     }
     const baseEnv = { ...this.#inherited, ...request.env };
-    const entry = this.#add(request, provider.name, provider.flags, 'daemon', baseEnv, operation);
+    const entry = this.#sessions.add(
+      request,
+      provider.name,
+      provider.flags,
+      'daemon',
+      baseEnv,
+      operation,
+    );
     try {
       const setup = await this.#setup(
         entry,
@@ -393,7 +367,7 @@ export class AgentSessionHost {
         },
         request.settings,
       );
-      const handle = await this.#bounded(entry, provider, () =>
+      const handle = await withinStartTimeout(entry, provider.name, this.#agentTimeoutMs(), () =>
         sessionScope.run(entry.session.agentSessionId, () =>
           openDaemonSession(this.#open, provider, entry, setup, operation, providerSessionId),
         ),
@@ -421,20 +395,7 @@ export class AgentSessionHost {
   ): Promise<void> {
     const records = this.#options.records;
     if (!records) return;
-    const record: SessionRecord = {
-      agentSessionId: entry.session.agentSessionId,
-      workspaceId: entry.session.workspaceId,
-      provider: entry.session.provider,
-      ...(providerSessionId ? { providerSessionId } : {}),
-      cwd: entry.cwd,
-      launch: {
-        ...(request.launch?.command ? { command: request.launch.command } : {}),
-        ...(request.launch?.args ? { args: [...request.launch.args] } : {}),
-      },
-      permissions: entry.session.permissions,
-      settings: [...(request.settings ?? [])],
-      startedAt,
-    };
+    const record = sessionRecordOf(entry, request, providerSessionId, startedAt);
     try {
       await records.put(record, request.env ?? {}, request.launch?.env ?? {});
     } catch (error) {
@@ -451,51 +412,34 @@ export class AgentSessionHost {
    * `needs-restart` with the reason (and `GET /v1/events` says so).
    */
   async restoreSession(stored: StoredSession): Promise<AgentSessionInfo> {
-    const { record } = stored;
-    const request: StartSessionRequest = {
-      provider: record.provider,
-      workspaceId: record.workspaceId,
-      cwd: record.cwd,
-      env: stored.env,
-      agentSessionId: record.agentSessionId,
-      permissions: record.permissions,
-      settings: record.settings,
-      launch: { ...record.launch, env: stored.launchEnv },
-    };
-    const provider = this.#providers.get(record.provider);
-    const reasons: string[] = [];
-    if (!provider) reasons.push(`no provider named "${record.provider}" is registered`);
-    else if (!record.providerSessionId) reasons.push('the agent never named its session');
-    else {
-      for (const operation of ['resume', 'load'] as const) {
-        const can = operation === 'resume' ? provider.resumeSession : provider.loadSession;
-        if (!can) continue;
-        try {
-          return await this.#start(request, operation, record.providerSessionId, record.startedAt);
-        } catch (error) {
-          reasons.push(`${operation}: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-      if (reasons.length === 0)
-        reasons.push(`provider "${record.provider}" can neither resume nor load`);
-    }
-    const entry = this.#add(
-      request,
-      record.provider,
-      provider?.flags ?? { httpMcp: false, listChanged: false },
-      'daemon',
-      { ...stored.env },
-      'resume',
+    return restoreRecorded(
+      {
+        provider: (name) => this.#providers.get(name),
+        start: (request, operation, providerSessionId, startedAt) =>
+          this.#start(request, operation, providerSessionId, startedAt),
+        needsRestart: (request, reason) => {
+          const provider = this.#providers.get(request.provider);
+          const entry = this.#sessions.add(
+            request,
+            request.provider,
+            provider?.flags ?? { httpMcp: false, listChanged: false },
+            'daemon',
+            { ...request.env },
+            'resume',
+          );
+          entry.status = 'needs-restart';
+          entry.reason = reason;
+          this.#options.events?.publish({
+            type: 'session.needs-restart',
+            session: entry.session.agentSessionId,
+            provider: request.provider,
+            reason,
+          });
+          return entryInfo(entry);
+        },
+      },
+      stored,
     );
-    entry.status = 'needs-restart';
-    entry.reason = `the session could not come back after the daemon restarted: ${reasons.join('; ')}`;
-    this.#options.events?.publish({
-      type: 'session.needs-restart',
-      session: record.agentSessionId,
-      provider: record.provider,
-      reason: entry.reason,
-    });
-    return entryInfo(entry);
   }
 
   /** True while {@link restoreSessions} runs. */
@@ -510,33 +454,16 @@ export class AgentSessionHost {
    */
   async restoreSessions(
     records: readonly StoredSession[] | Promise<readonly StoredSession[]>,
-  ): Promise<Array<{ stored: StoredSession; info?: AgentSessionInfo; error?: unknown }>> {
+  ): Promise<RestoreResult[]> {
     // Counted before the first await: a listing asked meanwhile says it is restoring.
     this.#restoring += 1;
     try {
       const stored = await records;
-      const results: Array<{ stored: StoredSession; info?: AgentSessionInfo; error?: unknown }> =
-        [];
-      let next = 0;
-      const worker = async () => {
-        while (next < stored.length) {
-          const session = stored[next++]!;
-          try {
-            results.push({ stored: session, info: await this.restoreSession(session) });
-          } catch (error) {
-            results.push({ stored: session, error });
-          }
-        }
-      };
-      const workers = Math.min(RESTORE_CONCURRENCY, stored.length);
-      await Promise.all(Array.from({ length: workers }, worker));
-      const ready = results.filter((result) => result.info?.status === 'ready').length;
-      this.#options.events?.publish({
-        type: 'sessions.restored',
-        resumed: ready,
-        needsRestart: results.length - ready,
-      });
-      return results;
+      return await restoreAll(
+        stored,
+        (session) => this.restoreSession(session),
+        this.#options.events,
+      );
     } finally {
       this.#restoring -= 1;
     }
@@ -549,7 +476,7 @@ export class AgentSessionHost {
   async suspend(): Promise<void> {
     this.#unsubscribe?.();
     await Promise.allSettled(
-      [...this.#sessions.values()].map(async (entry) => {
+      this.#sessions.values().map(async (entry) => {
         this.#sessions.delete(entry.session.agentSessionId);
         if (entry.mode === 'host') return this.#drop(entry);
         return this.#drop(entry, { keepFiles: true });
@@ -560,125 +487,6 @@ export class AgentSessionHost {
 
   #agentTimeoutMs(): number {
     return this.#options.agentTimeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS;
-  }
-
-  /** Runs a start within the agent timeout; past it the start fails (the caller stops the agent). */
-  async #bounded<T>(
-    entry: SessionEntry,
-    provider: AgentProvider,
-    start: () => Promise<T>,
-  ): Promise<T> {
-    const ms = this.#agentTimeoutMs();
-    let timer: NodeJS.Timeout | undefined;
-    const running = start();
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        running.catch(() => {});
-        reject(
-          new TuttiError('TUTTI_ERR_SESSION_START_TIMEOUT', {
-            provider: provider.name,
-            session: entry.session.agentSessionId,
-            ms,
-            stderr: stderrSentence(entry.agent?.stderrLines() ?? []),
-          }),
-        );
-      }, ms);
-    });
-    try {
-      return await Promise.race([running, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  #provider(name: string): AgentProvider {
-    const provider = this.#providers.get(name);
-    if (!provider) {
-      throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
-        provider: name,
-        known: [...this.#providers.keys()].join(', ') || '(none)',
-      });
-    }
-    return provider;
-  }
-
-  #entry(agentSessionId: string): SessionEntry {
-    const entry = this.#sessions.get(agentSessionId);
-    if (!entry) throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN', { session: agentSessionId });
-    return entry;
-  }
-
-  #add(
-    request: {
-      agentSessionId?: string;
-      workspaceId: string;
-      cwd: string;
-      permissions?: PermissionMode;
-    },
-    provider: string,
-    flags: SessionContext['capabilities'],
-    mode: SessionEntry['mode'],
-    baseEnv: Readonly<Record<string, string>>,
-    operation: SessionOperation,
-  ): SessionEntry {
-    const agentSessionId = request.agentSessionId ?? randomUUID();
-    if (this.#sessions.has(agentSessionId)) {
-      throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', { session: agentSessionId });
-    }
-    const max = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    if (this.#live() >= max) throw new TuttiError('TUTTI_ERR_SESSION_LIMIT', { max });
-    const session: SessionContext = Object.freeze({
-      agentSessionId,
-      workspaceId: request.workspaceId,
-      provider,
-      capabilities: Object.freeze({ ...flags }),
-      permissions: request.permissions ?? 'ask',
-    });
-    const entry = createEntry({
-      session,
-      mode,
-      cwd: request.cwd,
-      baseEnv,
-      sessionsDir: this.#options.sessionsDir ?? tmpdir(),
-      operation,
-    });
-    entry.forget.push(this.#options.redactor?.addEnv(baseEnv) ?? (() => {}));
-    this.#sessions.set(agentSessionId, entry);
-    return entry;
-  }
-
-  /**
-   * A host-driven session asked for again by the same host re-issues its token (the old one
-   * stops at once); a daemon-driven one is rebound only through its own resume.
-   */
-  #addOrReuse(
-    request: {
-      agentSessionId?: string;
-      workspaceId: string;
-      cwd: string;
-      env?: Readonly<Record<string, string>>;
-      permissions?: PermissionMode;
-    },
-    provider: string,
-    flags: SessionContext['capabilities'],
-  ): SessionEntry {
-    const existing = request.agentSessionId
-      ? this.#sessions.get(request.agentSessionId)
-      : undefined;
-    if (
-      existing &&
-      existing.mode === 'host' &&
-      existing.session.workspaceId === request.workspaceId &&
-      existing.session.provider === provider
-    ) {
-      this.#sessions.delete(existing.session.agentSessionId);
-      for (const forget of existing.forget.splice(0)) forget();
-    } else if (existing) {
-      throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', {
-        session: existing.session.agentSessionId,
-      });
-    }
-    return this.#add(request, provider, flags, 'host', { ...request.env }, 'new');
   }
 
   async #setup(
@@ -730,13 +538,6 @@ export class AgentSessionHost {
     void this.#end(entry, reason);
   }
 
-  /** Sessions that hold an agent or a token: the ones the session cap counts. */
-  #live(): number {
-    let live = 0;
-    for (const entry of this.#sessions.values()) if (entry.status !== 'exited') live += 1;
-    return live;
-  }
-
   /**
    * Marks a session exited with `reason`, stops what is left of it, revokes its token and
    * forgets its record (an ended session is not brought back by the next start). It stays
@@ -748,7 +549,7 @@ export class AgentSessionHost {
     entry.reason = reason;
     entry.turn?.cancel();
     void this.#options.records?.remove(entry.session.agentSessionId).catch(() => {});
-    this.#forgetOldExited();
+    this.#sessions.forgetOldExited();
     this.#options.events?.publish({
       type: 'session.ended',
       session: entry.session.agentSessionId,
@@ -758,40 +559,12 @@ export class AgentSessionHost {
     await this.#stop(entry);
   }
 
-  #forgetOldExited(): void {
-    const exited = [...this.#sessions.values()].filter((entry) => entry.status === 'exited');
-    for (const entry of exited.slice(0, Math.max(0, exited.length - EXITED_KEPT))) {
-      this.#sessions.delete(entry.session.agentSessionId);
-    }
+  #drop(entry: SessionEntry, options: { keepFiles?: boolean } = {}): Promise<void> {
+    return dropSession(entry, this.#options.tokens, options);
   }
 
-  /** Closes the handle (bounded), stops every process, removes the folder, revokes the token. */
-  async #drop(entry: SessionEntry, options: { keepFiles?: boolean } = {}): Promise<void> {
-    entry.turn?.cancel();
-    await entry.refreshing.catch(() => {});
-    const close = entry.handle?.close?.();
-    if (close) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
-      });
-      await Promise.race([close.catch(() => {}), timeout]);
-      clearTimeout(timer);
-    }
-    await this.#stop(entry, options);
-  }
-
-  async #stop(entry: SessionEntry, options: { keepFiles?: boolean } = {}): Promise<void> {
-    await Promise.allSettled([...entry.processes].map((agent) => agent.terminate()));
-    if (entry.agent) await entry.agent.terminate().catch(() => {});
-    if (!options.keepFiles) await entry.files.remove().catch(() => {});
-    const { workspaceId, agentSessionId } = entry.session;
-    try {
-      await this.#options.tokens.revokeSession(workspaceId, agentSessionId);
-    } catch {
-      // A token service that cannot revoke has nothing left to revoke for this session.
-    }
-    for (const forget of entry.forget.splice(0)) forget();
+  #stop(entry: SessionEntry): Promise<void> {
+    return stopSession(entry, this.#options.tokens);
   }
 
   #publishStarted(entry: SessionEntry): void {
@@ -813,77 +586,6 @@ export class AgentSessionHost {
       },
       reconnectBeforeNextTurn: async () => true,
     };
-  }
-
-  #refresh(entry: SessionEntry, version: number): Promise<RefreshRecord> {
-    const provider = this.#providers.get(entry.session.provider);
-    const run = async (): Promise<RefreshRecord> => {
-      const handle = entry.handle;
-      if (!handle || entry.status === 'exited') return { version };
-      const context: RefreshContext = Object.freeze({
-        session: hookContext(entry, entry.operation, handle.providerSessionId || undefined),
-        handle,
-        version,
-        listChangedDelivered: this.#options.listChangedDelivered ?? false,
-        reproject: async (operation: SessionOperation) => {
-          if (!provider)
-            throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
-              provider: entry.session.provider,
-              known: [...this.#providers.keys()].join(', ') || '(none)',
-            });
-          const runtime = await this.#prepare(entry, { httpMcp: true });
-          const params = await projectSession(
-            this.hooks,
-            provider,
-            runtime,
-            hookContext(entry, operation, handle.providerSessionId || undefined),
-          );
-          return { runtime, params };
-        },
-      });
-      try {
-        const chain = this.hooks.toolsListChanged.for(entry.session.provider);
-        const strategy = await sessionScope.run(entry.session.agentSessionId, () =>
-          chain.promise(context),
-        );
-        this.#publishRefresh(entry, version, strategy);
-        return strategy === undefined ? { version } : { version, strategy };
-      } catch (error) {
-        const message =
-          isTuttiError(error) || error instanceof Error ? error.message : String(error);
-        this.#options.onProblem?.(entry.session, `refresh failed: ${message}`);
-        return { version, error: message };
-      }
-    };
-    const next = entry.refreshing.then(run, run);
-    entry.refreshing = next;
-    return next.then((record) => {
-      entry.lastRefresh = record;
-      return record;
-    });
-  }
-
-  #publishRefresh(entry: SessionEntry, version: number, strategy: string | undefined): void {
-    const { agentSessionId: session, provider } = entry.session;
-    if (strategy === 'resume-or-restart') {
-      if (entry.mode === 'daemon') entry.status = 'needs-restart';
-      entry.reason =
-        'the tool list changed and this agent cannot take it live: resume or restart it';
-      this.#options.events?.publish({
-        type: 'session.needs-restart',
-        session,
-        provider,
-        reason: entry.reason,
-      });
-    }
-    this.#options.events?.publish({
-      type: 'session.refreshed',
-      session,
-      provider,
-      version,
-      strategy: strategy ?? 'none',
-      action: refreshAction(strategy, entry.mode),
-    });
   }
 
   #track(promise: Promise<unknown>): void {

@@ -181,3 +181,35 @@ export function startError(
     { cause: error },
   );
 }
+
+/**
+ * Runs a start within `ms`; past it the start fails with TUTTI_ERR_SESSION_START_TIMEOUT
+ * and the agent's last stderr lines (the caller stops the agent).
+ */
+export async function withinStartTimeout<T>(
+  entry: SessionEntry,
+  provider: string,
+  ms: number,
+  start: () => Promise<T>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const running = start();
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      running.catch(() => {});
+      reject(
+        new TuttiError('TUTTI_ERR_SESSION_START_TIMEOUT', {
+          provider,
+          session: entry.session.agentSessionId,
+          ms,
+          stderr: stderrSentence(entry.agent?.stderrLines() ?? []),
+        }),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([running, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
