@@ -20,6 +20,11 @@ const AGENT_STDERR_TAIL_BYTES = 16 * 1024;
 const AGENT_GRACE_MS = 3_000;
 /** Stderr lines an exit record carries. */
 const EXIT_STDERR_LINES = 20;
+/**
+ * Longest wait for the exit record once the group was stopped. It comes at once unless the
+ * leader outlived SIGKILL (stuck in the kernel), and a stop must not wait on that forever.
+ */
+const EXIT_RECORD_WAIT_MS = 2_000;
 
 /** What to start. `env` is the agent's whole environment. */
 export interface AgentSpawnSpec {
@@ -77,7 +82,7 @@ export interface AgentProcess {
   write(data: string): boolean;
   /**
    * Stops the whole group (SIGTERM, grace, SIGKILL); resolves once it is gone and its exit
-   * is recorded. Idempotent.
+   * is recorded (at most 2 s more for a leader that outlived SIGKILL). Idempotent.
    */
   terminate(): Promise<void>;
   /**
@@ -172,6 +177,16 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
     );
   });
 
+  /** Resolves once the exit is recorded, or after EXIT_RECORD_WAIT_MS. */
+  const recorded = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, EXIT_RECORD_WAIT_MS);
+    });
+    await Promise.race([exited, waited]);
+    clearTimeout(timer);
+  };
+
   return {
     provider: options.provider,
     command: spec.command,
@@ -194,7 +209,7 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
     async terminate() {
       stopping = true;
       await detached.terminate();
-      await exited;
+      await recorded();
     },
     async fail(what) {
       // An agent that already ended on its own keeps that end as its reason.
@@ -202,7 +217,7 @@ export function spawnAgent(spec: AgentSpawnSpec, options: AgentSpawnOptions): Ag
         failure ??= what;
       }
       await detached.terminate();
-      await exited;
+      await recorded();
     },
   };
 }

@@ -48,12 +48,6 @@ export function startReaper(options: ReaperOptions = {}): Reaper {
   function write(line: string): void {
     const stdin = child?.stdin;
     if (!stdin || stdin.destroyed) return;
-    // The lines of one event-loop turn leave in one write, so 50 connectors starting at
-    // once wake the watchdog once, not 50 times (the scope markers cover the gap).
-    if (!stdin.writableCorked) {
-      stdin.cork();
-      setImmediate(() => stdin.uncork());
-    }
     stdin.write(`${line}\n`);
   }
 

@@ -41,6 +41,7 @@ export function refreshSession(
   entry: SessionEntry,
   version: number,
 ): Promise<RefreshRecord> {
+  const provider = services.provider(entry.session.provider);
   const run = async (): Promise<RefreshRecord> => {
     const handle = entry.handle;
     if (!handle || entry.status === 'exited') return { version };
@@ -51,7 +52,6 @@ export function refreshSession(
       version,
       listChangedDelivered: services.listChangedDelivered,
       reproject: async (operation: SessionOperation) => {
-        const provider = services.provider(entry.session.provider);
         if (!provider) {
           throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
             provider: entry.session.provider,

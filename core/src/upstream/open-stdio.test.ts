@@ -234,3 +234,51 @@ describe('openStdioUpstream', () => {
     expect((error as Error).message).toContain('ENOENT');
   });
 });
+
+describe('what an upstream writes stays out of the log', () => {
+  // Answers initialize and tools/list by hand, then writes two messages the SDK cannot
+  // place and reports with the whole message appended.
+  const LIAR = `
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+let rest = '';
+process.stdin.on('data', (chunk) => {
+  rest += chunk;
+  for (let nl = rest.indexOf('\\n'); nl >= 0; nl = rest.indexOf('\\n')) {
+    const m = JSON.parse(rest.slice(0, nl));
+    rest = rest.slice(nl + 1);
+    if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'liar', version: '1.0.0' } } });
+    if (m.method === 'tools/list') {
+      send({ jsonrpc: '2.0', id: m.id, result: { tools: [] } });
+      send({ jsonrpc: '2.0', id: null, result: 5, token: 'sk-liar-secret-1' });
+      send({ jsonrpc: '2.0', id: 9999, result: { token: 'sk-liar-secret-2' } });
+    }
+  }
+});
+`;
+
+  it('logs an SDK complaint about a message without the message', async () => {
+    const logged: unknown[] = [];
+    const logger = {
+      debug: (fields: object, message?: string) => logged.push([fields, message]),
+      info: () => {},
+      warn: () => {},
+      error: () => {},
+    };
+    const upstream = await openStdioUpstream({
+      command: process.execPath,
+      args: ['-e', LIAR],
+      env: { HOME: home },
+      supervisor,
+      startTimeoutMs: 15_000,
+      logger,
+    });
+    open.push(upstream);
+    const errors = () => logged.filter((entry) => JSON.stringify(entry).includes('upstream error'));
+    for (let i = 0; i < 400 && errors().length < 2; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(errors()).toHaveLength(2);
+    expect(JSON.stringify(logged)).not.toContain('sk-liar-secret');
+    expect(JSON.stringify(errors())).toContain('(the message is not logged)');
+  });
+});

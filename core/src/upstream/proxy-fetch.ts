@@ -53,6 +53,8 @@ export function proxyFetch(env: ProxyEnv = process.env): FetchLike | undefined {
         agent: new undici.EnvHttpProxyAgent(settings),
         fetch: undici.fetch,
       }));
+      // A failure (a malformed proxy URL) is answered to this request and tried again next.
+      loading.catch(() => agents.delete(key));
       agents.set(key, loading);
     }
     return loading;

@@ -95,7 +95,8 @@ export async function connectUpstream(
       },
     },
   });
-  client.onerror = (error) => logger?.debug({ target, err: error.message }, 'upstream error');
+  client.onerror = (error) =>
+    logger?.debug({ target, err: withoutUpstreamContent(error.message) }, 'upstream error');
   client.onclose = () => {
     if (closing || ended) {
       raw?.closeAll(gone());
@@ -272,6 +273,16 @@ export async function connectUpstream(
       await transport.close().catch(() => {});
     },
   };
+}
+
+/**
+ * An SDK error message without the upstream's message the SDK appended to it as JSON
+ * ("Unknown message type: {...}", "... unknown message ID: {...}"): an upstream's output
+ * may hold its credentials, and the log is no place for them.
+ */
+function withoutUpstreamContent(message: string): string {
+  const json = message.search(/: [[{]/);
+  return json < 0 ? message : `${message.slice(0, json)} (the message is not logged)`;
 }
 
 function isConnectionClosed(error: unknown): boolean {
