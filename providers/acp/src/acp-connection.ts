@@ -8,6 +8,7 @@ import {
   type AnyMessage,
   type ClientConnection,
   client,
+  PROTOCOL_VERSION,
   RequestError,
 } from '@agentclientprotocol/sdk';
 import { type AgentChannel, TuttiError } from '@tutti/core';
@@ -34,6 +35,9 @@ export interface AcpConnection {
   /** Closes the JSON-RPC connection (the process is stopped by the host). */
   close(): void;
 }
+
+/** The ACP version this client speaks, as the SDK names it. */
+export const ACP_PROTOCOL_VERSION = PROTOCOL_VERSION;
 
 /** Opens the ACP connection over `channel`. */
 export function connectAcp(provider: string, channel: AgentChannel): AcpConnection {

@@ -8,7 +8,7 @@
  * their descriptor: the session home, how skills and guidance reach the agent, the session
  * mode set after each open.
  */
-import { type InitializeResponse, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import type { InitializeResponse } from '@agentclientprotocol/sdk';
 import {
   type AgentProcess,
   type AgentProvider,
@@ -27,7 +27,13 @@ import {
   TuttiError,
 } from '@tutti/core';
 import { join } from 'node:path';
-import { type AcpConnection, connectAcp } from './acp-connection.js';
+import type { AcpConnection } from './acp-connection.js';
+
+/**
+ * The connection module, with the ACP SDK, loaded by the first ACP session rather than with
+ * the plugin: the SDK costs about 0.25 s of CPU, and most daemon starts run no ACP agent.
+ */
+const loadConnection = () => import('./acp-connection.js');
 import { PLUGIN_DIR, withDeliveries } from './acp-deliveries.js';
 import {
   buildAgentHome,
@@ -93,13 +99,15 @@ export function createAcpProvider(
 
   /** Connects to a spawned agent and asks `initialize`. */
   async function handshakeWith(agent: AgentProcess, setup: SessionSetup): Promise<AcpState> {
-    const connection = connectAcp(descriptor.name, openAgentChannel(agent, descriptor.limits));
+    const acp = await loadConnection();
+    const connection = acp.connectAcp(descriptor.name, openAgentChannel(agent, descriptor.limits));
     // Until a turn runs, nobody can answer a permission request: it is cancelled, not an error.
     connection.handle('session/request_permission', async () => ({
       outcome: { outcome: 'cancelled' },
     }));
     const initialize = await probe(
       connection,
+      acp.ACP_PROTOCOL_VERSION,
       Math.min(descriptor.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, setup.timeoutMs),
     );
     return { connection, initialize, agent };
@@ -372,13 +380,14 @@ export function installAcpAgent(host: PluginHost, descriptor: AcpAgentDescriptor
 /** `initialize`; undefined when it fails or times out (the session degrades to plain). */
 async function probe(
   connection: AcpConnection,
+  protocolVersion: number,
   timeoutMs: number,
 ): Promise<InitializeResponse | undefined> {
   try {
     return await connection.request<InitializeResponse>(
       'initialize',
       {
-        protocolVersion: PROTOCOL_VERSION,
+        protocolVersion,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'tutti', version: '0.1.0' },
       },

@@ -7,7 +7,7 @@ import { definePlugin } from '@tutti/core';
 import { installAcpAgent } from './acp-provider.js';
 import { genericAcpDescriptor } from './descriptors.js';
 
-export { type AcpConnection, connectAcp } from './acp-connection.js';
+export type { AcpConnection } from './acp-connection.js';
 export { type AcpState, createAcpProvider, installAcpAgent } from './acp-provider.js';
 export { AcpSession } from './acp-session.js';
 export * from './descriptors.js';

@@ -6,14 +6,14 @@
  * `reconnectMcpServer` / `setMcpServers` reload on demand.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type McpServerConfig,
-  type McpServerStatus,
-  type Options,
-  type Query,
-  query,
-  type SpawnedProcess,
-  type SpawnOptions,
+import type {
+  McpServerConfig,
+  McpServerStatus,
+  Options,
+  Query,
+  query as SdkQuery,
+  SpawnedProcess,
+  SpawnOptions,
 } from '@anthropic-ai/claude-agent-sdk';
 import {
   type AgentProcess,
@@ -37,7 +37,7 @@ export interface ClaudeSdkSessionOptions {
   /** Starts Claude Code (the session host's spawn). */
   readonly spawn: (spec: SpawnOptions) => AgentProcess;
   /** The SDK's `query` (replaceable for wrappers). */
-  readonly queryFn?: typeof query;
+  readonly queryFn?: typeof SdkQuery;
 }
 
 /** One Claude Agent SDK session. */
@@ -84,7 +84,10 @@ export class ClaudeSdkSession {
           return agent.child as unknown as SpawnedProcess;
         },
       };
-      started = (input.queryFn ?? query)({ prompt: prompt.iterable, options });
+      // The SDK is loaded by the first Claude session, not with the plugin: it is one of
+      // the largest imports (about 0.3 s of CPU) and most daemon starts never need it.
+      const query = input.queryFn ?? (await import('@anthropic-ai/claude-agent-sdk')).query;
+      started = query({ prompt: prompt.iterable, options });
       await started.initializationResult();
     } catch (error) {
       prompt.end();
