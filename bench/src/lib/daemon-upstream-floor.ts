@@ -30,6 +30,7 @@ function handshake(group: Group): Promise<void> {
   const { stdin, stdout } = group.child;
   const send = (message: object) => stdin?.write(`${JSON.stringify(message)}\n`);
   return new Promise((resolve, reject) => {
+    group.child.once('error', reject);
     group.child.once('exit', (code, signal) =>
       reject(new Error(`fixture server exited (${signal ?? code}) before it listed its tools`)),
     );
@@ -37,8 +38,15 @@ function handshake(group: Group): Promise<void> {
     stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
       for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const { id } = JSON.parse(buffer.slice(0, nl)) as { id?: number };
+        const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
+        let id: unknown;
+        try {
+          ({ id } = JSON.parse(line) as { id?: unknown });
+        } catch {
+          reject(new Error(`fixture server wrote a line that is not JSON: ${line.slice(0, 200)}`));
+          return;
+        }
         if (id === 0) {
           send(INITIALIZED);
           send(TOOLS_LIST);
