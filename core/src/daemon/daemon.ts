@@ -42,6 +42,7 @@ import {
   writeDaemonFile,
 } from './daemon-file.js';
 import { acquireHomeLock } from './home-lock.js';
+import { restorePreviousSessions } from './restore-sessions.js';
 import { METRIC_NAMES, createMetrics } from './metrics.js';
 
 /** Options of {@link startDaemon}. */
@@ -344,37 +345,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     await writeDaemonFile(home, info);
     cleanups.push(() => removeDaemonFile(home, process.pid));
-    // The sessions of the previous daemon come back once the servers listen and every
-    // installed connector made its first attempt (ready, failed or stopped by its start
-    // timeout), so a resumed agent's first tools/list already holds the connectors' tools.
-    // Their old tokens are gone with that daemon. A daemon closing meanwhile restores none.
-    const restoring = host.restoreSessions(
-      settled.then(() =>
-        closing
-          ? []
-          : records.list((file, reason) =>
-              logger.warn({ file }, `a session record could not be read: ${reason}`),
-            ),
-      ),
-    );
-    const restored = (async () => {
-      for (const { stored: session, info, error } of await restoring) {
-        const fields = {
-          session: session.record.agentSessionId,
-          provider: session.record.provider,
-        };
-        if (error !== undefined) {
-          logger.warn(
-            fields,
-            `a recorded session could not be restored: ${(error as Error).message}`,
-          );
-        } else if (info?.status === 'needs-restart') {
-          logger.warn(fields, info.reason ?? 'a recorded session needs a restart');
-        } else {
-          logger.info(fields, 'a session of the previous daemon is back');
-        }
-      }
-    })();
+    // Called before anything below can yield: restoreSessions counts as restoring at once.
+    const restored = restorePreviousSessions({
+      host,
+      records,
+      settled,
+      closing: () => closing,
+      logger,
+    });
     return {
       home,
       info,

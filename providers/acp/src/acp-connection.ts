@@ -8,10 +8,11 @@ import {
   type AnyMessage,
   type ClientConnection,
   client,
+  type InitializeResponse,
   PROTOCOL_VERSION,
   RequestError,
 } from '@agentclientprotocol/sdk';
-import { type AgentChannel, TuttiError } from '@tutti/core';
+import { type AgentChannel, isTuttiError, TuttiError } from '@tutti/core';
 
 /** A notification from the agent (e.g. `session/update`). */
 export interface AcpNotification {
@@ -35,9 +36,6 @@ export interface AcpConnection {
   /** Closes the JSON-RPC connection (the process is stopped by the host). */
   close(): void;
 }
-
-/** The ACP version this client speaks, as the SDK names it. */
-export const ACP_PROTOCOL_VERSION = PROTOCOL_VERSION;
 
 /** Opens the ACP connection over `channel`. */
 export function connectAcp(provider: string, channel: AgentChannel): AcpConnection {
@@ -116,4 +114,30 @@ export function connectAcp(provider: string, channel: AgentChannel): AcpConnecti
 /** An agent may echo params back in its error text: never let a bearer token through. */
 function redact(text: string): string {
   return text.replace(/Bearer\s+[^\s"',}\]]+/gi, 'Bearer [redacted]');
+}
+
+/** `initialize`; undefined when it fails or times out (the session degrades to plain). */
+export async function probeAgent(
+  connection: AcpConnection,
+  timeoutMs: number,
+): Promise<InitializeResponse | undefined> {
+  try {
+    return await connection.request<InitializeResponse>(
+      'initialize',
+      {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'tutti', version: '0.1.0' },
+      },
+      timeoutMs,
+    );
+  } catch (error) {
+    if (
+      isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_EXITED') ||
+      isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_MISBEHAVED')
+    ) {
+      throw error;
+    }
+    return undefined;
+  }
 }

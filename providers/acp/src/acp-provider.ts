@@ -12,7 +12,6 @@ import type { InitializeResponse } from '@agentclientprotocol/sdk';
 import {
   type AgentProcess,
   type AgentProvider,
-  isTuttiError,
   type Materialized,
   openAgentChannel,
   type PluginHost,
@@ -105,9 +104,8 @@ export function createAcpProvider(
     connection.handle('session/request_permission', async () => ({
       outcome: { outcome: 'cancelled' },
     }));
-    const initialize = await probe(
+    const initialize = await acp.probeAgent(
       connection,
-      acp.ACP_PROTOCOL_VERSION,
       Math.min(descriptor.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, setup.timeoutMs),
     );
     return { connection, initialize, agent };
@@ -375,31 +373,4 @@ export function installAcpAgent(host: PluginHost, descriptor: AcpAgentDescriptor
     },
   );
   host.registerProvider(createAcpProvider(descriptor, { logger: host.logger }));
-}
-
-/** `initialize`; undefined when it fails or times out (the session degrades to plain). */
-async function probe(
-  connection: AcpConnection,
-  protocolVersion: number,
-  timeoutMs: number,
-): Promise<InitializeResponse | undefined> {
-  try {
-    return await connection.request<InitializeResponse>(
-      'initialize',
-      {
-        protocolVersion,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: { name: 'tutti', version: '0.1.0' },
-      },
-      timeoutMs,
-    );
-  } catch (error) {
-    if (
-      isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_EXITED') ||
-      isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_MISBEHAVED')
-    ) {
-      throw error;
-    }
-    return undefined;
-  }
 }
