@@ -5,29 +5,24 @@
  * nothing, a credential file that cannot be read is reported as such, and a normal
  * shutdown logs no crash and restarts nothing.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERFACE_ADVICE } from '@tutti/core/client';
 import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/core/testing';
 import { openStore } from '@tutti/core/internal';
 import { openEvents } from '../support/event-stream.js';
+import { tempHomes } from '../support/temp-homes.js';
 import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
 
-const homes: string[] = [];
+const homes = tempHomes('tuttid-answers-');
+const newHome = () => homes.make();
 
 afterEach(async () => {
   await stopAll();
   await cleanUp();
-  await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
+  await homes.removeAll();
 });
-
-async function newHome(): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'tuttid-answers-'));
-  homes.push(home);
-  return home;
-}
 
 /** The JSON log lines the daemon wrote so far. */
 function logLines(daemon: TuttidProcess): { msg?: string; connector?: string; code?: string }[] {

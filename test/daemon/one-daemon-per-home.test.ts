@@ -4,9 +4,9 @@
  * TUTTI_ERR_DAEMON_ALREADY_RUNNING, having started nothing), and a daemon killed with
  * SIGKILL leaves a stale lock that does not block the next start.
  */
+import { tempHomes } from '../support/temp-homes.js';
 import { readdirSync, readlinkSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,18 +23,17 @@ import {
   waitForConnector,
 } from '../support/tuttid.js';
 
-const homes: string[] = [];
+const homes = tempHomes('tuttid-lock-');
 
 afterEach(async () => {
   await stopAll();
   await cleanUp();
-  await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
+  await homes.removeAll();
 });
 
 /** A home with one stdio connector installed, as a daemon would find it at start. */
 async function homeWithConnector(): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'tuttid-lock-'));
-  homes.push(home);
+  const home = await homes.make();
   const store = await openStore(home);
   await store.install(await writeRelease({ key: 'solo', serverArgs: [] }));
   return home;

@@ -3,27 +3,22 @@
  * installed release and the last good one of the key are left, after an uninstall none,
  * and a daemon start removes releases nothing uses.
  */
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupGone, writeRelease, cleanUp } from '@tutti/core/testing';
 import { openStore } from '@tutti/core/internal';
+import { tempHomes } from '../support/temp-homes.js';
 import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 
-const homes: string[] = [];
+const homes = tempHomes('tuttid-gc-');
+const newHome = () => homes.make();
 
 afterEach(async () => {
   await stopAll();
   await cleanUp();
-  await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
+  await homes.removeAll();
 });
-
-async function newHome(): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'tuttid-gc-'));
-  homes.push(home);
-  return home;
-}
 
 async function releases(home: string): Promise<string[]> {
   return (await readdir(join(home, 'releases'))).filter((name) => !name.startsWith('.')).sort();

@@ -1,24 +1,20 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '@tutti/core/internal';
 import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { tempHomes } from '../support/temp-homes.js';
 import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
 
-const homes: string[] = [];
-
-async function newHome(): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'tuttid-home-'));
-  homes.push(home);
-  return home;
-}
+const homes = tempHomes('tuttid-home-');
+const newHome = () => homes.make();
 
 afterEach(async () => {
   await stopAll();
   await cleanUp();
-  await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
+  await homes.removeAll();
 });
 
 /** A session binding from the prepare-only sessions API. */

@@ -19,6 +19,16 @@ export interface DirectTurnAgent {
   stop(): Promise<void>;
 }
 
+/** Runs `open` on an agent that already started; stops it when `open` throws. */
+async function openOrStop<T>(stop: () => Promise<void>, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 /** opencode (or any ACP agent) started as `command args`, with `binding` in `session/new`. */
 export async function directAcp(
   command: string,
@@ -28,7 +38,7 @@ export async function directAcp(
   binding: Binding,
 ): Promise<DirectTurnAgent> {
   const agent = lineAgent(command, args, env, cwd, true);
-  try {
+  return openOrStop(agent.stop, async () => {
     await agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     const headers = Object.entries(binding.headers).map(([name, value]) => ({ name, value }));
     const { sessionId } = (await agent.request('session/new', {
@@ -47,10 +57,7 @@ export async function directAcp(
       },
       stop: () => agent.stop(),
     };
-  } catch (error) {
-    await agent.stop();
-    throw error;
-  }
+  });
 }
 
 /** `codex app-server` on its own CODEX_HOME: `modelConfig` plus `binding` as `connector`. */
@@ -69,7 +76,7 @@ export async function directAppServer(
     { mode: 0o600 },
   );
   const agent = lineAgent(command, ['app-server'], { ...env, CODEX_HOME: home }, cwd, false);
-  try {
+  return openOrStop(agent.stop, async () => {
     await agent.request('initialize', {
       clientInfo: { name: 'bench', title: null, version: '1' },
       capabilities: {},
@@ -97,10 +104,7 @@ export async function directAppServer(
       },
       stop: () => agent.stop(),
     };
-  } catch (error) {
-    await agent.stop();
-    throw error;
-  }
+  });
 }
 
 /** Claude Code through the Agent SDK (`executable`: Claude Code, here behind the shim). */
@@ -157,12 +161,7 @@ export async function directClaude(
     claude.close();
     await pump.catch(() => {});
   };
-  try {
-    await claude.initializationResult();
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  await openOrStop(stop, () => claude.initializationResult());
   return {
     async turn(text, received) {
       const finished = new Promise<void>((done, fail) => {
