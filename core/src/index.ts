@@ -44,17 +44,20 @@ export type {
   SessionSetup,
 } from './session/provider-contract.js';
 export { type SessionFiles, sessionFiles } from './session/session-files.js';
+export { type AgentCommand, resolveAgentCommand } from './process/agent-command.js';
 export {
   type PermissionAsk,
   type PermissionMode,
   type PermissionOutcome,
   type PromptBlock,
+  type ProviderTurnEvent,
   promptText,
   type StopReason,
   type ToolCallStatus,
+  type ToolIdentity,
   type TurnSink,
-  toolOf,
 } from './session/turn-types.js';
+export { CONNECTOR_SERVER, type ToolNameForm } from './session/tool-proof.js';
 export type {
   LaunchOptions,
   ProviderParams,

@@ -70,6 +70,7 @@ describe('docs/writing-a-provider.md', () => {
       provider: 'my-agent',
       workspaceId: 'ws-doc',
       cwd: home,
+      permissions: 'agent',
       env: { PATH: process.env.PATH ?? '' },
       launch: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
     });

@@ -37,6 +37,7 @@ shippedAgentSuite(
       refresh: 'resume-or-restart',
       refreshWithoutTurn: 'resume-or-restart',
       loadsAfterEnd: true,
+      labelsCalls: false,
     },
   },
   (context) => {

@@ -157,11 +157,26 @@ describe('agent descriptors through tuttid', () => {
         return providers.map((provider) => provider.name);
       }, AGENT_POLL)
       .toContain('scripted-custom');
+    // The daemon cannot check that this agent asks before its tools run: ask is refused.
+    const refused = await agents.daemon.control('POST', '/v1/sessions', {
+      provider: 'scripted-custom',
+      workspaceId: 'ws-custom',
+      cwd: agents.agentEnv.cwd,
+      env: agents.env,
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      error: { code: 'TUTTI_ERR_SESSION_PERMISSIONS_UNSUPPORTED' },
+    });
+    const message = (refused.body as { error: { message: string } }).error.message;
+    expect(message).toContain('"scripted-custom"');
+    expect(message).toContain('"ask"');
     const info = await agents.startSession({
       provider: 'scripted-custom',
       workspaceId: 'ws-custom',
       cwd: agents.agentEnv.cwd,
       env: agents.env,
+      permissions: 'agent',
     });
     expect(info).toMatchObject({ status: 'ready', connector: 'bound' });
     const received = (await readFile(record, 'utf8'))

@@ -93,18 +93,23 @@ describe('turn control through tuttid', () => {
     'cancels a %s turn during a slow connector tool: the upstream is told, and the next turn works',
     async (agent) => {
       const info = await start(agent, 'allow-connector');
-      const cancelled = async () =>
-        (JSON.parse(await callDirectly('first_cancelled_count')) as { cancelled: number })
-          .cancelled;
+      const counts = async () =>
+        JSON.parse(await callDirectly('first_cancelled_count')) as {
+          cancelled: number;
+          sleeping: number;
+        };
+      const cancelled = async () => (await counts()).cancelled;
       const cancelledBefore = await cancelled();
       model.script(callConnectorTool('first_sleep', { ms: 60_000 }));
       const turn = await streamTurn(agents, info.id, 'Sleep for a minute.');
       await turn.next(
         (event) =>
           event.type === 'tool_call' &&
-          event.tool === 'first_sleep' &&
+          String(event.tool).endsWith('first_sleep') &&
           event.status === 'in_progress',
       );
+      // The call is announced before it is allowed and runs: cancel once the upstream has it.
+      await expect.poll(async () => (await counts()).sleeping, { timeout: 30_000 }).toBe(1);
       const cancel = await agents.daemon.control('POST', `/v1/sessions/${info.id}/turns/cancel`);
       expect(cancel.body).toEqual({ cancelled: true });
       const events = await turn.ended;
@@ -198,6 +203,7 @@ describe('turn control through tuttid', () => {
       cwd: agents.agentEnv.cwd,
       env: { ...agents.env, FAULT: 'exit-on-prompt' },
       launch: { command: process.execPath, args: [FAULTY, 'acp'] },
+      permissions: 'agent',
     });
     const { status, events } = await runTurn(agents, info.id, 'Do something.');
     expect(status).toBe(200);

@@ -39,8 +39,24 @@ describe('turns of real agents through tuttid', () => {
     await cleanUp();
   });
 
-  const connectorCalls = (events: TurnEvent[]) =>
-    events.filter((event) => event.type === 'tool_call' && event.server === 'connector');
+  /**
+   * The connector calls of a turn, by local tool name. opencode names its tools in no field
+   * of its own, so its calls are never labelled `connector`: they show its own tool name.
+   */
+  const connectorCalls = (agent: TurnAgent, events: TurnEvent[]) =>
+    events
+      .filter((event) =>
+        agent === 'opencode'
+          ? event.type === 'tool_call' &&
+            event.server === '' &&
+            String(event.tool).startsWith('connector_')
+          : event.type === 'tool_call' && event.server === 'connector',
+      )
+      .map((event) =>
+        agent === 'opencode'
+          ? { ...event, tool: String(event.tool).slice('connector_'.length) }
+          : event,
+      );
 
   it.each(AGENTS)(
     '%s calls a connector tool in its own tool loop, then one of a connector installed while it was idle',
@@ -56,7 +72,7 @@ describe('turns of real agents through tuttid', () => {
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       const events = first.events;
       expect(events.at(-1)).toEqual({ type: 'end', stopReason: 'end_turn' });
-      const call = connectorCalls(events).find((event) => event.tool === 'first_echo');
+      const call = connectorCalls(agent, events).find((event) => event.tool === 'first_echo');
       expect(call, JSON.stringify(events)).toBeDefined();
       expect(events).toContainEqual({ type: 'tool_result', callId: call!.callId, isError: false });
       const text = events
@@ -78,7 +94,9 @@ describe('turns of real agents through tuttid', () => {
         type: 'end',
         stopReason: 'end_turn',
       });
-      expect(connectorCalls(second.events).map((event) => event.tool)).toContain(`${key}_echo`);
+      expect(connectorCalls(agent, second.events).map((event) => event.tool)).toContain(
+        `${key}_echo`,
+      );
       const secondRequests = model.requests.slice(requestsBefore);
       const last = secondRequests[secondRequests.length - 1]!;
       expect(last.transcript).toContain('Please use the first_echo tool.');

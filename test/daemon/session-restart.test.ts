@@ -7,7 +7,7 @@
  * ACP agent that can neither resume nor load is listed `needs-restart` with the reason, and
  * the event stream says so; a session the user closed is never brought back.
  */
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,6 +32,8 @@ const CLAUDE = fileURLToPath(
 const OPENCODE = fileURLToPath(new URL('../../node_modules/.bin/opencode', import.meta.url));
 
 type Restarted = 'opencode' | 'codex' | 'claude-sdk';
+const SKILL =
+  '---\nname: first-notes\ndescription: Notes with the first connector.\n---\nUse first_echo.\n';
 const AGENTS: Restarted[] = ['opencode', 'codex', 'claude-sdk'];
 
 describe('agent sessions across a daemon restart', () => {
@@ -63,7 +65,10 @@ describe('agent sessions across a daemon restart', () => {
     async (signal) => {
       model = await startScriptedModel();
       agents = await startAgentDaemon();
-      await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
+      // With a skill, as the demo connectors have: Claude Code's skills plugin folder survives.
+      await agents.install(
+        await writeRelease({ key: 'first', serverArgs: [], skills: { 'first-notes': SKILL } }),
+      );
       const bodies = await turnAgents(agents, model);
       const opencodeTap = await writeStdinTap(agents.agentEnv.root, 'opencode', OPENCODE);
       const claudeTap = await writeStdinTap(agents.agentEnv.root, 'claude', CLAUDE);
@@ -150,7 +155,44 @@ describe('agent sessions across a daemon restart', () => {
     300_000,
   );
 
-  it('lists a session whose agent can neither resume nor load as needs-restart, with the reason', async () => {
+  it('starts each real agent that had no turn afresh after SIGTERM, bound, with the same id', async () => {
+    model = await startScriptedModel();
+    agents = await startAgentDaemon();
+    await agents.install(
+      await writeRelease({ key: 'first', serverArgs: [], skills: { 'first-notes': SKILL } }),
+    );
+    const bodies = await turnAgents(agents, model);
+    const sessions = new Map<Restarted, AgentSessionInfo>();
+    for (const agent of AGENTS) {
+      sessions.set(
+        agent,
+        await agents.startSession({
+          workspaceId: `ws-fresh-${agent}`,
+          cwd: agents.agentEnv.cwd,
+          permissions: 'allow-connector',
+          ...bodies[agent],
+        }),
+      );
+    }
+    await agents.restart('SIGTERM');
+    for (const agent of AGENTS) {
+      const id = sessions.get(agent)!.id;
+      await expect.poll(async () => (await agents!.session(id))?.status, AGENT_POLL).toBe('ready');
+      expect(await agents.session(id)).toMatchObject({
+        provider: agent,
+        connector: 'bound',
+        permissions: 'allow-connector',
+      });
+      model.script(callConnectorTool('first_echo', { text: `fresh ${agent}` }));
+      const turn = await runTurn(agents, id, 'Echo.');
+      expect(turn.events.at(-1), JSON.stringify(turn.events)).toEqual({
+        type: 'end',
+        stopReason: 'end_turn',
+      });
+    }
+  }, 300_000);
+
+  it('lists a session whose agent can neither resume nor load as needs-restart, with the reason, and restarts it afresh', async () => {
     agents = await startAgentDaemon();
     const info = await agents.startSession({
       provider: 'acp',
@@ -158,8 +200,11 @@ describe('agent sessions across a daemon restart', () => {
       cwd: agents.agentEnv.cwd,
       env: { ...agents.env, FAULT: 'healthy' },
       launch: { command: process.execPath, args: [FAULTY, 'acp'] },
+      permissions: 'agent',
     });
     expect(info.status).toBe('ready');
+    // A session that had a turn is not started afresh on its own: it may have a history.
+    expect((await runTurn(agents, info.id, 'hello')).events.at(-1)).toMatchObject({ type: 'end' });
 
     await agents.restart('SIGKILL');
     const events = await openEvents(agents.daemon, { since: 0 });
@@ -171,14 +216,65 @@ describe('agent sessions across a daemon restart', () => {
       const listed = await agents.session(info.id);
       expect(listed).toMatchObject({ status: 'needs-restart', provider: 'acp' });
       expect(listed?.reason).toContain('could not come back after the daemon restarted');
-      // Closing it forgets it: the next daemon lists nothing.
-      expect((await agents.daemon.control('DELETE', `/v1/sessions/${info.id}`)).status).toBe(200);
     } finally {
       events.close();
     }
+    const restarted = await agents.daemon.control('POST', `/v1/sessions/${info.id}/restart`);
+    expect(restarted.status, JSON.stringify(restarted.body)).toBe(200);
+    expect(restarted.body).toMatchObject({
+      restartedAs: 'fresh',
+      session: { id: info.id, status: 'ready', permissions: 'agent' },
+    });
+    const again = await agents.daemon.control('POST', `/v1/sessions/${info.id}/restart`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('TUTTI_ERR_SESSION_NOT_RESTARTABLE');
+    // Closing it forgets it: the next daemon lists nothing.
+    expect((await agents.daemon.control('DELETE', `/v1/sessions/${info.id}`)).status).toBe(200);
     await agents.restart('SIGTERM');
     await expect
       .poll(async () => (await agents!.daemon.control('GET', '/v1/sessions')).body, AGENT_POLL)
       .toEqual({ sessions: [], restoring: false });
   }, 120_000);
+
+  it('restarts a needs-restart session once its agent command is back, resumed with its conversation', async () => {
+    model = await startScriptedModel();
+    agents = await startAgentDaemon();
+    await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
+    const bodies = await turnAgents(agents, model);
+    // The agent's command as the session names it: a link that goes away and comes back.
+    const links = join(agents.agentEnv.root, 'agent-bin');
+    await mkdir(links, { recursive: true });
+    const command = join(links, 'opencode');
+    await symlink(OPENCODE, command);
+    const info = await agents.startSession({
+      workspaceId: 'ws-restart-later',
+      cwd: agents.agentEnv.cwd,
+      permissions: 'allow-connector',
+      ...bodies.opencode,
+      launch: { command, args: ['acp'] },
+    });
+    model.script(callConnectorTool('first_echo', { text: 'before, opencode' }));
+    await runTurn(agents, info.id, 'Remember the word quince.');
+
+    await rm(command);
+    await agents.restart('SIGKILL');
+    await expect
+      .poll(async () => (await agents!.session(info.id))?.status, AGENT_POLL)
+      .toBe('needs-restart');
+    await symlink(OPENCODE, command);
+    const restarted = await agents.daemon.control('POST', `/v1/sessions/${info.id}/restart`);
+    expect(restarted.status, JSON.stringify(restarted.body)).toBe(200);
+    expect(restarted.body).toMatchObject({
+      restartedAs: 'resumed',
+      session: { id: info.id, status: 'ready', connector: 'bound' },
+    });
+    model.script(callConnectorTool('first_echo', { text: 'after, opencode' }));
+    const requestsBefore = model.requests.length;
+    const turn = await runTurn(agents, info.id, 'What was the word?');
+    expect(turn.events.at(-1), JSON.stringify(turn.events)).toEqual({
+      type: 'end',
+      stopReason: 'end_turn',
+    });
+    expect(model.requests.slice(requestsBefore).at(-1)!.transcript).toContain('quince');
+  }, 300_000);
 });

@@ -101,6 +101,8 @@ export async function turnAgents(
   const codexConfig = [
     'model = "scripted-model"',
     'model_provider = "scripted"',
+    // The user's sandbox: commands may write the workspace (Debian's bubblewrap runs it).
+    'sandbox_mode = "workspace-write"',
     '',
     '[features]',
     'plugins = false',

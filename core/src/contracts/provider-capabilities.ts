@@ -35,4 +35,6 @@ export interface ProviderCapabilities extends ProviderFlags {
   readonly resume: boolean;
   /** Refresh strategies of its `toolsListChanged` chain, in the order they are tried. */
   readonly refresh: readonly string[];
+  /** The permission modes a daemon-driven session of it may ask for (`agent` always). */
+  readonly permissions: readonly ('ask' | 'allow-connector' | 'agent')[];
 }

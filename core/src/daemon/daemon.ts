@@ -199,11 +199,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       onAnswered: (session, method, status) => {
         if (method !== 'tools/list' || status !== 200) return;
         const { version, tools } = registry.snapshot();
-        host?.noteToolsListed(session.agentSessionId, {
-          version,
-          toolCount: tools.length,
-          at: Date.now(),
-        });
+        host?.noteToolsListed(
+          session.agentSessionId,
+          { version, toolCount: tools.length, at: Date.now() },
+          tools,
+        );
       },
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
       ...(options.mcpBodyLimit !== undefined && { bodyLimit: options.mcpBodyLimit }),

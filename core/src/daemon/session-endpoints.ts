@@ -6,7 +6,7 @@
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AgentSessionHost } from '../session/index.js';
+import { type AgentSessionHost, permissionModeSchema } from '../session/index.js';
 import { parseBody } from './control-app.js';
 
 const env = z.record(z.string(), z.string());
@@ -30,7 +30,7 @@ const sessionBody = z
       .optional(),
     agentCapabilities: z.record(z.string(), z.unknown()).optional(),
     /** What the agent's tools may do without asking in turns through the daemon. */
-    permissions: z.enum(['ask', 'allow-connector']).optional(),
+    permissions: permissionModeSchema.optional(),
     /** Settings of the provider to turn on (named in its descriptor, e.g. trusting the folder). */
     settings: z.array(z.string().min(1).max(100)).max(20).optional(),
     load: providerSessionId.optional(),
@@ -107,6 +107,11 @@ export function registerSessionEndpoints(app: FastifyInstance, host: AgentSessio
   app.get('/v1/sessions/:id/projection', async (request) => ({
     projection: host.projectionOf(idParam(request.params)),
   }));
+
+  app.post('/v1/sessions/:id/restart', async (request) => {
+    const { restartedAs, ...session } = await host.restartSession(idParam(request.params));
+    return { session, restartedAs };
+  });
 
   app.delete('/v1/sessions/:id', async (request) => {
     const id = idParam(request.params);

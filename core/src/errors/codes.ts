@@ -349,6 +349,21 @@ export const ERROR_CODES = Object.freeze({
     message: 'Provider "{provider}" cannot {operation} sessions: start a new session instead.',
     status: 409,
   },
+  TUTTI_ERR_SESSION_PERMISSIONS_UNSUPPORTED: {
+    message:
+      'Provider "{provider}" cannot keep the permissions mode "{mode}": the daemon cannot make its agent ask before each tool call. Start the session with "permissions": "agent" to run it under its own approval rules, or use a provider that supports "{mode}" (GET /v1/providers lists each one\'s modes).',
+    status: 422,
+  },
+  TUTTI_ERR_SESSION_NOT_RESTARTABLE: {
+    message:
+      'Agent session "{session}" is {status}, not needs-restart: only a session that could not come back can be restarted. Start a new session instead (POST /v1/sessions).',
+    status: 409,
+  },
+  TUTTI_ERR_SESSION_RESTART_FAILED: {
+    message:
+      'Agent session "{session}" could not be restarted: {reason}. It is still listed needs-restart: fix what the reason names, then restart it again.',
+    status: 502,
+  },
   TUTTI_ERR_SESSION_UNKNOWN: {
     message: 'Agent session "{session}" is not known to this host: list sessions again.',
     status: 404,

@@ -112,7 +112,12 @@ export default {
     );
     expect(host.listProviders().map((provider) => provider.name)).toEqual(['base-agent']);
     const before = sent().length;
-    await host.createSession({ provider: 'base-agent', workspaceId: 'ws', cwd: '/w' });
+    await host.createSession({
+      provider: 'base-agent',
+      workspaceId: 'ws',
+      cwd: '/w',
+      permissions: 'agent',
+    });
     expect(sent()[before]).not.toHaveProperty('tainted');
   });
 
@@ -140,7 +145,12 @@ export default {
 };`),
     ]);
     const error = await host
-      .createSession({ provider: 'tapped-agent', workspaceId: 'ws', cwd: '/w' })
+      .createSession({
+        provider: 'tapped-agent',
+        workspaceId: 'ws',
+        cwd: '/w',
+        permissions: 'agent',
+      })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       code: 'TUTTI_ERR_PLUGIN_HOOK_FAILED',
@@ -165,7 +175,12 @@ export default {
     ]);
     const before = sent().length;
     await expect(
-      host.createSession({ provider: 'carrier-agent', workspaceId: 'ws', cwd: '/w' }),
+      host.createSession({
+        provider: 'carrier-agent',
+        workspaceId: 'ws',
+        cwd: '/w',
+        permissions: 'agent',
+      }),
     ).rejects.toMatchObject({ code: 'TUTTI_ERR_SESSION_BINDING_DROPPED' });
     expect(sent()).toHaveLength(before);
   });

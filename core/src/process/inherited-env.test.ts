@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentInheritedEnv, upstreamInheritedEnv } from './inherited-env.js';
+import { fileURLToPath } from 'node:url';
+import { agentInheritedEnv, agentPath, upstreamInheritedEnv } from './inherited-env.js';
 
 const DAEMON = {
   PATH: '/usr/bin',
@@ -32,6 +33,33 @@ describe('agentInheritedEnv', () => {
       NODE_EXTRA_CA_CERTS: '/etc/ca.pem',
       ANTHROPIC_API_KEY: 'user-key',
     });
+  });
+});
+
+describe('agentPath', () => {
+  it("drops the node_modules/.bin of the daemon's install and of every folder above it, and npm's node-gyp-bin", () => {
+    const installedAt = '/opt/app/node_modules/@tutti/core/dist/process/inherited-env.js';
+    const path = [
+      '/opt/app/node_modules/@tutti/core/node_modules/.bin',
+      '/opt/app/node_modules/.bin',
+      '/opt/node_modules/.bin',
+      '/node_modules/.bin',
+      '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin',
+      '/home/u/project/node_modules/.bin',
+      '/home/u/.local/bin',
+      '/usr/bin',
+      '',
+    ].join(':');
+    expect(agentPath(path, installedAt)).toBe(
+      '/home/u/project/node_modules/.bin:/home/u/.local/bin:/usr/bin',
+    );
+    expect(agentPath(undefined, installedAt)).toBeUndefined();
+  });
+
+  it("cleans the daemon's PATH of this repository's own install", () => {
+    const bin = fileURLToPath(new URL('../../../node_modules/.bin', import.meta.url));
+    const env = agentInheritedEnv({ PATH: `${bin}:/usr/bin` });
+    expect(env.PATH).toBe('/usr/bin');
   });
 });
 

@@ -5,6 +5,9 @@
  * settings (plus what its manifest and credential give it). `docs/architecture.md` lists
  * the rules.
  */
+import { realpathSync } from 'node:fs';
+import { delimiter, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Variables set by an agent for the processes it runs, to detect nesting. Handed on, they
@@ -33,13 +36,50 @@ export function isDaemonControlVariable(name: string): boolean {
   return name.startsWith('TUTTI_') || name.startsWith('npm_') || name === 'INIT_CWD';
 }
 
-/** The daemon's environment as an agent inherits it. */
+/** Where this module is installed: the daemon's own install is every folder above it. */
+const HERE = realpathOr(fileURLToPath(import.meta.url));
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * A PATH without what only the daemon's own install put there: the `node_modules/.bin`
+ * folders of the daemon's install and the folders above it (npm adds them to the PATH of
+ * `npm start`), and npm's own `node-gyp-bin`. Other entries stay, in order.
+ */
+export function agentPath(
+  path: string | undefined,
+  installedAt: string = HERE,
+): string | undefined {
+  if (path === undefined) return undefined;
+  const kept = path.split(delimiter).filter((entry) => {
+    if (entry === '') return false;
+    if (/[\\/]@npmcli[\\/]run-script[\\/]lib[\\/]node-gyp-bin[\\/]?$/.test(entry)) return false;
+    const bin = /^(.*)[\\/]node_modules[\\/]\.bin[\\/]?$/.exec(entry);
+    if (!bin) return true;
+    const owner = realpathOr(bin[1] || sep);
+    return !(
+      installedAt === owner || installedAt.startsWith(owner.endsWith(sep) ? owner : owner + sep)
+    );
+  });
+  return kept.join(delimiter);
+}
+
+/**
+ * The daemon's environment as an agent inherits it: without the daemon's control
+ * variables, npm's, the nesting guards, and the daemon's own install on PATH.
+ */
 export function agentInheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const guards = new Set(NESTING_GUARD_VARIABLES);
   const inherited: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || guards.has(name) || isDaemonControlVariable(name)) continue;
-    inherited[name] = value;
+    inherited[name] = name === 'PATH' ? (agentPath(value) ?? value) : value;
   }
   return inherited;
 }

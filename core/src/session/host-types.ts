@@ -51,6 +51,8 @@ export interface AgentSessionInfo {
   readonly status: AgentSessionStatus;
   /** `bound`: the agent got the connector binding; `plain`: it did not; `none`: not prepared yet. */
   readonly connector: 'bound' | 'plain' | 'none';
+  /** What its agent's tools may do without asking. */
+  readonly permissions: PermissionMode;
   readonly pid?: number;
   readonly lastRefresh?: RefreshRecord;
   /** The last `tools/list` the agent's MCP client got answered with this session's token. */
@@ -165,6 +167,8 @@ export interface AgentSessionHostOptions {
   readonly agentTimeoutMs?: number;
   /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
   readonly permissionTimeoutMs?: number;
+  /** How long after the host's start every recorded session is back or `needs-restart` (default 60 s). */
+  readonly restoreWithinMs?: number;
   /** Where daemon-driven sessions are recorded, so they can come back after a restart. */
   readonly records?: SessionRecords;
   /** Told about a session error nobody else reports (a refresh that failed, a close that failed). */

@@ -148,9 +148,40 @@ describe('AgentSessionHost', () => {
           load: true,
           resume: false,
           refresh: ['list-changed', 'native-reload', 'reconnect-before-turn', 'resume-or-restart'],
+          permissions: ['ask', 'allow-connector', 'agent'],
         },
       },
     ]);
+  });
+
+  it('refuses a permission mode its provider cannot keep, naming the mode and the provider, and starts no agent', async () => {
+    const { host } = await setup();
+    host.registerProvider({
+      name: 'unchecked',
+      flags: { httpMcp: true, listChanged: false },
+      bindingsIn: () => [],
+      newSession: async () => {
+        throw new Error('never opened');
+      },
+    });
+    for (const permissions of [undefined, 'ask', 'allow-connector'] as const) {
+      const refused = host.createSession({
+        provider: 'unchecked',
+        workspaceId: 'ws',
+        cwd: '/w',
+        ...(permissions ? { permissions } : {}),
+      });
+      await expect(refused).rejects.toMatchObject({
+        code: 'TUTTI_ERR_SESSION_PERMISSIONS_UNSUPPORTED',
+        status: 422,
+      });
+      await expect(refused).rejects.toThrow(`"${permissions ?? 'ask'}"`);
+      await expect(refused).rejects.toThrow('"unchecked"');
+    }
+    expect(
+      host.listProviders().find((p) => p.name === 'unchecked')?.capabilities.permissions,
+    ).toEqual(['agent']);
+    expect(host.listSessions()).toEqual([]);
   });
 
   it('loads an earlier session with a fresh binding through its sessionLoad projection', async () => {

@@ -42,9 +42,12 @@ import {
 } from './session-entry.js';
 import { type RefreshServices, refreshSession, relisted } from './session-refresh.js';
 import {
+  type CameBackAs,
+  comeBack,
   type RestoreResult,
+  type RestoreServices,
   restoreAll,
-  restoreRecorded,
+  restoreRequest,
   sessionRecordOf,
 } from './session-restore.js';
 import { SessionTable } from './session-table.js';
@@ -55,6 +58,8 @@ import type { PermissionOutcome, PromptBlock, TurnEvent } from './turn-types.js'
 
 const DEFAULT_AGENT_TIMEOUT_MS = 60_000;
 const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
+/** Every recorded session is back or `needs-restart` within this long of the host's start. */
+const RESTORE_WITHIN_MS = 60_000;
 
 /** The session host the daemon composes; also the `host` a plugin's `apply` receives. */
 export class AgentSessionHost {
@@ -70,9 +75,13 @@ export class AgentSessionHost {
   readonly #inherited: Readonly<Record<string, string>>;
   readonly #open: OpenServices;
   readonly #refreshServices: RefreshServices;
+  readonly #restoreWithinMs: number;
+  readonly #restoreDeadline: number;
 
   constructor(options: AgentSessionHostOptions) {
     this.#options = options;
+    this.#restoreWithinMs = options.restoreWithinMs ?? RESTORE_WITHIN_MS;
+    this.#restoreDeadline = Date.now() + this.#restoreWithinMs;
     this.hooks = options.hooks ?? createSessionHooks();
     this.#providers = new ProviderTable(this.hooks);
     this.#inherited = options.inheritedEnv ?? agentInheritedEnv();
@@ -87,6 +96,7 @@ export class AgentSessionHost {
       tokens: options.tokens,
       ...(options.guidance ? { guidance: options.guidance } : {}),
       ...(options.onPlain ? { onPlain: options.onPlain } : {}),
+      ...(this.#inherited.PATH !== undefined ? { defaultPath: this.#inherited.PATH } : {}),
     });
     this.#open = { hooks: this.hooks, prepare: (entry, probe) => this.#prepare(entry, probe) };
     this.#refreshServices = {
@@ -246,6 +256,7 @@ export class AgentSessionHost {
         status: entry.status,
       });
     }
+    const forms = this.#providers.get(entry.session.provider)?.permissions?.toolNames ?? [];
     const turn = sessionScope.run(
       agentSessionId,
       () =>
@@ -253,9 +264,26 @@ export class AgentSessionHost {
           permissions: entry.session.permissions,
           permissionTimeoutMs: this.#options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
           provider: entry.session.provider,
+          proof: {
+            forms,
+            served: (tool) => entry.servedTools?.some((served) => served.name === tool) ?? false,
+          },
         }),
     );
     entry.turn = turn;
+    if (!entry.turns) {
+      entry.turns = true;
+      if (entry.record) {
+        entry.record = { ...entry.record, turns: true };
+        // A session with a turn comes back with its history after a restart, not afresh.
+        await this.#options.records?.update(entry.record).catch((error: unknown) => {
+          this.#options.onProblem?.(
+            entry.session,
+            `the session's first turn could not be recorded: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        });
+      }
+    }
     return { done: turn.done };
   }
 
@@ -275,10 +303,19 @@ export class AgentSessionHost {
     }
   }
 
-  /** Records a `tools/list` served to the session's agent (unknown sessions are ignored). */
-  noteToolsListed(agentSessionId: string, listed: ToolsListedRecord): void {
+  /**
+   * Records a `tools/list` served to the session's agent, with the tools it was served
+   * (unknown sessions are ignored).
+   */
+  noteToolsListed(
+    agentSessionId: string,
+    listed: ToolsListedRecord,
+    tools: readonly { readonly name: string }[] = [],
+  ): void {
     const entry = this.#sessions.get(agentSessionId);
-    if (entry) entry.toolsListed = Object.freeze({ ...listed });
+    if (!entry) return;
+    entry.toolsListed = Object.freeze({ ...listed });
+    entry.servedTools = tools;
   }
 
   /** Ends a session: closes the agent, revokes its token, runs `sessionClose`. */
@@ -339,6 +376,8 @@ export class AgentSessionHost {
     operation: SessionOperation,
     providerSessionId: string | undefined,
     startedAt?: string,
+    timeoutMs = this.#agentTimeoutMs(),
+    hadTurns = false,
   ): Promise<AgentSessionInfo> {
     const provider = this.#providers.require(request.provider);
     const supported =
@@ -346,6 +385,13 @@ export class AgentSessionHost {
       (operation === 'load' ? provider.loadSession : provider.resumeSession) !== undefined;
     if (!supported) {
       throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
+    }
+    const mode = request.permissions ?? 'ask';
+    if (mode !== 'agent' && !provider.permissions?.modes.includes(mode)) {
+      throw new TuttiError('TUTTI_ERR_SESSION_PERMISSIONS_UNSUPPORTED', {
+        provider: provider.name,
+        mode,
+      });
     }
     const baseEnv = { ...this.#inherited, ...request.env };
     const entry = this.#sessions.add(
@@ -356,6 +402,7 @@ export class AgentSessionHost {
       baseEnv,
       operation,
     );
+    entry.turns = hadTurns;
     try {
       const setup = await this.#setup(
         entry,
@@ -367,7 +414,7 @@ export class AgentSessionHost {
         },
         request.settings,
       );
-      const handle = await withinStartTimeout(entry, provider.name, this.#agentTimeoutMs(), () =>
+      const handle = await withinStartTimeout(entry, provider.name, timeoutMs, () =>
         sessionScope.run(entry.session.agentSessionId, () =>
           openDaemonSession(this.#open, provider, entry, setup, operation, providerSessionId),
         ),
@@ -396,6 +443,7 @@ export class AgentSessionHost {
     const records = this.#options.records;
     if (!records) return;
     const record = sessionRecordOf(entry, request, providerSessionId, startedAt);
+    entry.record = record;
     try {
       await records.put(record, request.env ?? {}, request.launch?.env ?? {});
     } catch (error) {
@@ -408,38 +456,93 @@ export class AgentSessionHost {
 
   /**
    * Brings a recorded session back after a daemon restart, with a fresh binding and token:
-   * resumed when its provider can, else loaded; one that cannot come back is listed
-   * `needs-restart` with the reason (and `GET /v1/events` says so).
+   * afresh when it had no turn, else resumed when its provider can, else loaded; one that
+   * cannot come back is listed `needs-restart` with the reason (and `GET /v1/events` says
+   * so). Each attempt ends by the restore deadline.
    */
   async restoreSession(stored: StoredSession): Promise<AgentSessionInfo> {
-    return restoreRecorded(
-      {
-        provider: (name) => this.#providers.get(name),
-        start: (request, operation, providerSessionId, startedAt) =>
-          this.#start(request, operation, providerSessionId, startedAt),
-        needsRestart: (request, reason) => {
-          const provider = this.#providers.get(request.provider);
-          const entry = this.#sessions.add(
-            request,
-            request.provider,
-            provider?.flags ?? { httpMcp: false, listChanged: false },
-            'daemon',
-            { ...request.env },
-            'resume',
-          );
-          entry.status = 'needs-restart';
-          entry.reason = reason;
-          this.#options.events?.publish({
-            type: 'session.needs-restart',
-            session: entry.session.agentSessionId,
-            provider: request.provider,
-            reason,
-          });
-          return entryInfo(entry);
-        },
-      },
-      stored,
+    const remaining = () => this.#restoreDeadline - Date.now();
+    if (remaining() <= 0) {
+      return this.#needsRestart(stored, [
+        `the daemon's start could not bring it back within ${this.#restoreWithinMs / 1000} s`,
+      ]);
+    }
+    const back = await comeBack(this.#restoreServices(), stored, {
+      orFresh: false,
+      timeoutMs: () => Math.max(1, Math.min(this.#agentTimeoutMs(), remaining())),
+    });
+    return 'info' in back ? back.info : this.#needsRestart(stored, back.reasons);
+  }
+
+  /**
+   * Restarts a session listed `needs-restart`: resumed or loaded when its agent can, else
+   * started afresh with the same id, settings and permissions. Counts as a new live session
+   * against the session limit. Answers how it came back.
+   */
+  async restartSession(
+    agentSessionId: string,
+  ): Promise<AgentSessionInfo & { readonly restartedAs: CameBackAs }> {
+    const entry = this.#sessions.entry(agentSessionId);
+    if (entry.status !== 'needs-restart' || !entry.stored) {
+      throw new TuttiError('TUTTI_ERR_SESSION_NOT_RESTARTABLE', {
+        session: agentSessionId,
+        status: entry.status,
+      });
+    }
+    const stored = entry.stored;
+    this.#sessions.delete(agentSessionId);
+    const back = await comeBack(this.#restoreServices(), stored, { orFresh: true });
+    if ('info' in back) return { ...back.info, restartedAs: back.as };
+    this.#needsRestart(stored, back.reasons, 'the session could not be restarted');
+    throw new TuttiError('TUTTI_ERR_SESSION_RESTART_FAILED', {
+      session: agentSessionId,
+      reason: back.reasons.join('; '),
+    });
+  }
+
+  #restoreServices(): RestoreServices {
+    return {
+      provider: (name) => this.#providers.get(name),
+      start: (request, operation, providerSessionId, startedAt, timeoutMs) =>
+        this.#start(
+          request,
+          operation,
+          providerSessionId,
+          startedAt,
+          timeoutMs,
+          operation !== 'new',
+        ),
+    };
+  }
+
+  /** Lists a recorded session `needs-restart` with `reasons`, keeping what restarts it. */
+  #needsRestart(
+    stored: StoredSession,
+    reasons: readonly string[],
+    lead = 'the session could not come back after the daemon restarted',
+  ): AgentSessionInfo {
+    const request = restoreRequest(stored);
+    const provider = this.#providers.get(request.provider);
+    const entry = this.#sessions.add(
+      request,
+      request.provider,
+      provider?.flags ?? { httpMcp: false, listChanged: false },
+      'daemon',
+      { ...request.env },
+      'resume',
+      false,
     );
+    const reason = `${lead}: ${reasons.join('; ')}`;
+    entry.status = 'needs-restart';
+    entry.reason = reason;
+    entry.stored = stored;
+    this.#options.events?.publish({
+      type: 'session.needs-restart',
+      session: entry.session.agentSessionId,
+      provider: request.provider,
+      reason,
+    });
+    return entryInfo(entry);
   }
 
   /** True while {@link restoreSessions} runs. */
@@ -495,10 +598,14 @@ export class AgentSessionHost {
     launch: { command?: string; args?: readonly string[]; env: Readonly<Record<string, string>> },
     settings: readonly string[] = [],
   ) {
+    const env = await this.#preparer.launchEnv(launch.env);
+    if (entry.session.permissions !== 'agent') {
+      for (const name of provider.permissions?.clearEnv ?? []) delete env[name];
+    }
     const resolved: ResolvedLaunch = Object.freeze({
       command: launch.command ?? provider.launch?.command,
       args: Object.freeze([...(launch.args ?? provider.launch?.args ?? [])]),
-      env: Object.freeze(await this.#preparer.launchEnv(launch.env)),
+      env: Object.freeze(env),
     });
     return createSetup(
       entry,

@@ -16,3 +16,4 @@ export { type SessionFiles, sessionFiles } from './session-files.js';
 export * from './session-types.js';
 export * from './turn-types.js';
 export * from './session-records.js';
+export * from './tool-proof.js';

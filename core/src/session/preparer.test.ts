@@ -56,6 +56,29 @@ describe('DefaultPreparer', () => {
     expect(runtime.guidance).toBe('use the connector tools (1 skill roots)');
   });
 
+  it("puts the shim folder before the daemon's cleaned PATH when the request names no PATH", async () => {
+    const preparer = new DefaultPreparer({
+      hooks: createSessionHooks(),
+      connector: createFakeConnector({ binDir: '/state/bin' }),
+      tokens: createTokenService(),
+      defaultPath: '/usr/local/bin:/usr/bin',
+    });
+    const runtime = await preparer.prepare({
+      session,
+      cwd: '/work',
+      env: {},
+      probe: { httpMcp: true },
+    });
+    expect(runtime.env.PATH).toBe('/state/bin:/usr/local/bin:/usr/bin');
+    const own = await preparer.prepare({
+      session: { ...session, agentSessionId: 'sess-2' },
+      cwd: '/work',
+      env: { PATH: '/opt/bin' },
+      probe: { httpMcp: true },
+    });
+    expect(own.env.PATH).toBe('/state/bin:/opt/bin');
+  });
+
   it('gives a plain runtime and issues no token when the agent has no HTTP MCP', async () => {
     const { events, plain, prepare } = setup();
     const runtime = await prepare({ httpMcp: false });

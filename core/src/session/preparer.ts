@@ -48,6 +48,11 @@ export interface DefaultPreparerOptions {
   readonly guidance?: GuidanceFunction;
   /** Told when a runtime degrades to plain (the reason, never a secret). */
   readonly onPlain?: (session: SessionContext, reason: PlainReason, cause?: unknown) => void;
+  /**
+   * The PATH of a runtime whose request has none (a host's prepare form): the daemon's own,
+   * cleaned of its install and npm's additions. The shim folder goes first either way.
+   */
+  readonly defaultPath?: string;
 }
 
 /** Prepares agent sessions; the only place a `connector` binding is built. */
@@ -86,9 +91,10 @@ export class DefaultPreparer {
   async preview(session: SessionContext): Promise<RuntimePreview | undefined> {
     if (!session.capabilities.httpMcp) return undefined;
     try {
+      const url = await this.#options.connector.endpointUrl();
       const skillRoots = [...(await this.#options.connector.skillRoots())];
       const guidance = this.#options.guidance?.({ session, skillRoots });
-      return deepFreeze({ skillRoots, ...(guidance === undefined ? {} : { guidance }) });
+      return deepFreeze({ url, skillRoots, ...(guidance === undefined ? {} : { guidance }) });
     } catch {
       return undefined;
     }
@@ -105,6 +111,9 @@ export class DefaultPreparer {
 
   async #base(request: PrepareRequest): Promise<PreparedRuntime> {
     const env = { ...request.env };
+    if (env.PATH === undefined && this.#options.defaultPath !== undefined) {
+      env.PATH = this.#options.defaultPath;
+    }
     const plain = (reason: PlainReason, cause?: unknown): PreparedRuntime => {
       this.#options.onPlain?.(request.session, reason, cause);
       return deepFreeze({ cwd: request.cwd, env, mcpServers: [], skillRoots: [] });

@@ -9,7 +9,8 @@
 import type { MCPServerBinding, PreparedRuntime, ProviderFlags } from '../contracts/index.js';
 import type { AgentProcess, AgentSpawnSpec } from '../process/agent-process.js';
 import type { SessionFiles } from './session-files.js';
-import type { PromptBlock, StopReason, TurnSink } from './turn-types.js';
+import type { ToolNameForm } from './tool-proof.js';
+import type { PermissionMode, PromptBlock, StopReason, TurnSink } from './turn-types.js';
 import type {
   AgentProbe,
   LaunchOptions,
@@ -57,6 +58,8 @@ export interface SessionSetup {
 
 /** The connector context a bound runtime would carry, before it is prepared. */
 export interface RuntimePreview {
+  /** The URL of the `connector` server (the binding's, without its token). */
+  readonly url: string;
   readonly skillRoots: readonly string[];
   readonly guidance?: string;
 }
@@ -111,6 +114,28 @@ export interface Materialized {
   readonly args?: readonly string[];
 }
 
+/**
+ * How a provider makes its agent route tool approvals to the daemon. A provider without it
+ * honours only `agent` (the agent's own rules): the daemon cannot make its agent ask.
+ */
+export interface ProviderPermissions {
+  /**
+   * The modes, besides `agent`, whose promise the provider keeps: under them its agent asks
+   * the daemon before every tool call (checked by the real effect in its tests).
+   */
+  readonly modes: readonly Exclude<PermissionMode, 'agent'>[];
+  /**
+   * How its agent names an MCP tool in the structured identity it gives
+   * (e.g. `mcp__{server}__{tool}`); what proves a call is a `connector` tool.
+   */
+  readonly toolNames: readonly ToolNameForm[];
+  /**
+   * Variables that would override what makes the agent ask: removed from its environment
+   * under the modes it keeps (never under `agent`).
+   */
+  readonly clearEnv?: readonly string[];
+}
+
 /** One kind of agent; `P` is its params type (by default the one `ProviderParamsMap` names). */
 export interface AgentProvider<N extends string = string, S = unknown, P = ParamsOf<N>> {
   /** Unique name, e.g. `opencode`; what callers pass as `provider`. */
@@ -119,6 +144,8 @@ export interface AgentProvider<N extends string = string, S = unknown, P = Param
   readonly flags: Readonly<ProviderFlags>;
   /** How to start the agent when the request does not say. */
   readonly launch?: LaunchOptions;
+  /** The permission modes it honours and its agent's tool naming forms. */
+  readonly permissions?: ProviderPermissions;
   /**
    * Present for kinds that talk to the agent before its session is prepared (ACP
    * `initialize`): the host spawns the agent first and calls this on it.

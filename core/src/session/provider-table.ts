@@ -74,6 +74,7 @@ export class ProviderTable {
         load: Boolean(provider.loadSession),
         resume: Boolean(provider.resumeSession),
         refresh: refreshStrategiesOf(this.#hooks, provider.name),
+        permissions: [...(provider.permissions?.modes ?? []), 'agent'],
       },
     }));
   }

@@ -27,6 +27,7 @@ import type {
 } from './provider-contract.js';
 import type { TurnRunner } from './turn-runner.js';
 import { type SessionFiles, sessionFiles } from './session-files.js';
+import type { SessionRecord, StoredSession } from './session-records.js';
 import type { SessionContext, SessionOperation } from './session-types.js';
 
 /** The host's record of one session. */
@@ -47,6 +48,8 @@ export interface SessionEntry {
   readonly processes: Set<AgentProcess>;
   lastRefresh?: RefreshRecord;
   toolsListed?: ToolsListedRecord;
+  /** The tools of the last `tools/list` answered to the session's token (what proves a connector call). */
+  servedTools?: readonly { readonly name: string }[];
   reason?: string;
   exit?: SessionExit;
   /** Host-driven sessions: the newest projection, for the host to fetch. */
@@ -58,6 +61,12 @@ export interface SessionEntry {
   refreshing: Promise<unknown>;
   /** How long each step of the last start took (ms), in order. */
   startSteps?: Record<string, number>;
+  /** Whether the session has had a turn (it then comes back with its history, not afresh). */
+  turns: boolean;
+  /** The session's record, as last written (daemon-driven sessions of a host with records). */
+  record?: SessionRecord;
+  /** What restarts a session listed `needs-restart`. */
+  stored?: StoredSession;
   /** Undo functions of secrets registered with the redactor for this session. */
   readonly forget: (() => void)[];
 }
@@ -99,6 +108,7 @@ export function createEntry(input: {
     operation: input.operation,
     processes: new Set(),
     refreshing: Promise.resolve(),
+    turns: false,
     forget: [],
   };
 }
@@ -113,6 +123,7 @@ export function entryInfo(entry: SessionEntry): AgentSessionInfo {
     mode: entry.mode,
     status: entry.status,
     connector: entry.connector,
+    permissions: entry.session.permissions,
     ...(entry.handle ? { providerSessionId: entry.handle.providerSessionId } : {}),
     ...(pid ? { pid } : {}),
     ...(entry.startSteps ? { startSteps: { ...entry.startSteps } } : {}),

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { permissionModeSchema } from './turn-types.js';
 
 /** Zod schema of a session record. */
 export const sessionRecordSchema = z
@@ -22,9 +23,14 @@ export const sessionRecordSchema = z
       .object({ command: z.string().optional(), args: z.array(z.string()).optional() })
       .strict()
       .default({}),
-    permissions: z.enum(['ask', 'allow-connector']).default('ask'),
+    permissions: permissionModeSchema.default('ask'),
     settings: z.array(z.string()).default([]),
     startedAt: z.string(),
+    /**
+     * Whether the session has had a turn: one without is started afresh after a restart
+     * (nothing to lose). Records of earlier releases lack it: taken as having had one.
+     */
+    turns: z.boolean().default(true),
   })
   .strict();
 

@@ -18,7 +18,10 @@ afterEach(async () => {
 });
 
 /** A host on `dir`'s records, as one daemon after another would start it. */
-async function daemonHost(dir: string) {
+async function daemonHost(
+  dir: string,
+  options: { maxSessions?: number; restoreWithinMs?: number } = {},
+) {
   const tokens = createTokenService();
   const events = createEventHub();
   const published: TuttiEvent[] = [];
@@ -35,6 +38,7 @@ async function daemonHost(dir: string) {
     events,
     sessionsDir: dir,
     records,
+    ...options,
   });
   hosts.push(host);
   const control = installFakeProvider(host, 'fake');
@@ -42,6 +46,28 @@ async function daemonHost(dir: string) {
 }
 
 const SECRET_ENV = { OPENAI_API_KEY: 'sk-kept-apart-0123456789' };
+
+/** Runs one turn of a session to its end (the fake's turns end at once). */
+async function takeTurn(host: AgentSessionHost, id: string): Promise<void> {
+  const { done } = await host.startTurn(id, [{ type: 'text', text: 'hi' }], () => {});
+  await done;
+}
+
+/** A host whose previous daemon left `count` sessions, none of which can come back now. */
+async function needingRestart(dir: string, count: number, options: { maxSessions?: number } = {}) {
+  const first = await daemonHost(dir);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const info = await first.host.createSession({ provider: 'fake', workspaceId: 'ws', cwd: '/w' });
+    await takeTurn(first.host, info.id);
+    ids.push(info.id);
+  }
+  await first.host.suspend();
+  const next = await daemonHost(dir, options);
+  next.control.failWith = new Error('the agent binary is gone');
+  await next.host.restoreSessions(next.records.list());
+  return { ...next, ids };
+}
 
 describe('sessions across a daemon restart', () => {
   it('records a session without its token, its environment apart and private, and forgets it on close', async () => {
@@ -108,6 +134,7 @@ describe('sessions across a daemon restart', () => {
       env: SECRET_ENV,
     });
     const oldToken = first.control.runtimes[0]!.mcpServers[0]!.headers.Authorization!.slice(7);
+    await takeTurn(first.host, info.id);
     await first.host.suspend();
 
     const next = await daemonHost(dir);
@@ -120,6 +147,7 @@ describe('sessions across a daemon restart', () => {
     expect(result!.info).toMatchObject({ id: info.id, status: 'ready', connector: 'bound' });
     // The fake has no resume: the host loaded the provider's session.
     expect(result!.info!.providerSessionId).toBe('fake-new');
+    expect(next.control.opened).toEqual(['load']);
     const newToken = next.control.runtimes[0]!.mcpServers[0]!.headers.Authorization!.slice(7);
     expect(newToken).not.toBe(oldToken);
     expect(next.tokens.verify(oldToken)).toBeUndefined();
@@ -137,6 +165,7 @@ describe('sessions across a daemon restart', () => {
     dirs.push(dir);
     const first = await daemonHost(dir);
     const info = await first.host.createSession({ provider: 'fake', workspaceId: 'ws', cwd: '/w' });
+    await takeTurn(first.host, info.id);
     await first.host.suspend();
 
     const next = await daemonHost(dir);
@@ -155,6 +184,121 @@ describe('sessions across a daemon restart', () => {
     expect(await next.records.list()).toEqual([]);
   });
 
+  it('starts a session that had no turn afresh after a restart, without asking', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const first = await daemonHost(dir);
+    const info = await first.host.createSession({ provider: 'fake', workspaceId: 'ws', cwd: '/w' });
+    await first.host.suspend();
+
+    const next = await daemonHost(dir);
+    const [result] = await next.host.restoreSessions(next.records.list());
+    expect(result!.info).toMatchObject({ id: info.id, status: 'ready', connector: 'bound' });
+    expect(next.control.opened).toEqual(['new']);
+    // Once it has had a turn, the next restart brings it back with its history.
+    await takeTurn(next.host, info.id);
+    expect((await next.records.list())[0]!.record.turns).toBe(true);
+  });
+
+  it('restarts a needs-restart session: loaded when it can be, and says how', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const { host, control, ids } = await needingRestart(dir, 1);
+    expect(host.listSessions()[0]).toMatchObject({ id: ids[0], status: 'needs-restart' });
+    control.failWith = undefined;
+    const restarted = await host.restartSession(ids[0]!);
+    expect(restarted).toMatchObject({ id: ids[0], status: 'ready', restartedAs: 'loaded' });
+    expect(control.opened).toEqual(['load']);
+    await expect(host.restartSession(ids[0]!)).rejects.toMatchObject({
+      code: 'TUTTI_ERR_SESSION_NOT_RESTARTABLE',
+    });
+  });
+
+  it('restarts afresh a needs-restart session whose history cannot be loaded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const { host, control, ids } = await needingRestart(dir, 1);
+    let opens = 0;
+    // The first open (the load) fails as a lost history would; the fresh start works.
+    Object.defineProperty(control, 'failWith', {
+      get: () => (opens++ === 0 ? new Error('No conversation found') : undefined),
+    });
+    const restarted = await host.restartSession(ids[0]!);
+    expect(restarted).toMatchObject({ id: ids[0], status: 'ready', restartedAs: 'fresh' });
+    expect(control.opened).toEqual(['new']);
+  });
+
+  it('keeps a session needs-restart, with the new reason, when its restart fails too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const { host, ids } = await needingRestart(dir, 1);
+    await expect(host.restartSession(ids[0]!)).rejects.toMatchObject({
+      code: 'TUTTI_ERR_SESSION_RESTART_FAILED',
+    });
+    const [listed] = host.listSessions();
+    expect(listed).toMatchObject({ id: ids[0], status: 'needs-restart' });
+    expect(listed!.reason).toContain('could not be restarted');
+    expect(listed!.reason).toContain('the agent binary is gone');
+    expect(listed!.reason).not.toContain('..');
+  });
+
+  it('does not count needs-restart sessions against the session limit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const { host, control, ids } = await needingRestart(dir, 3, { maxSessions: 3 });
+    expect(host.listSessions().map((s) => s.status)).toEqual([
+      'needs-restart',
+      'needs-restart',
+      'needs-restart',
+    ]);
+    control.failWith = undefined;
+    const fresh = await host.createSession({ provider: 'fake', workspaceId: 'ws', cwd: '/w' });
+    expect(fresh.status).toBe('ready');
+    // A restart counts as a live session: two more fit under 3, the third is refused.
+    await host.restartSession(ids[0]!);
+    await host.restartSession(ids[1]!);
+    await expect(host.restartSession(ids[2]!)).rejects.toMatchObject({
+      code: 'TUTTI_ERR_SESSION_RESTART_FAILED',
+    });
+  });
+
+  it('starts a new session under the id of one that is not live instead of refusing it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const { host, control, ids } = await needingRestart(dir, 1);
+    control.failWith = undefined;
+    const info = await host.createSession({
+      provider: 'fake',
+      workspaceId: 'ws',
+      cwd: '/w',
+      agentSessionId: ids[0]!,
+    });
+    expect(info).toMatchObject({ id: ids[0], status: 'ready' });
+    expect(host.listSessions()).toHaveLength(1);
+    await expect(
+      host.createSession({
+        provider: 'fake',
+        workspaceId: 'ws',
+        cwd: '/w',
+        agentSessionId: ids[0]!,
+      }),
+    ).rejects.toMatchObject({ code: 'TUTTI_ERR_SESSION_EXISTS' });
+  });
+
+  it('lists a recorded session needs-restart once the restore deadline has passed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
+    dirs.push(dir);
+    const first = await daemonHost(dir);
+    const info = await first.host.createSession({ provider: 'fake', workspaceId: 'ws', cwd: '/w' });
+    await takeTurn(first.host, info.id);
+    await first.host.suspend();
+    const next = await daemonHost(dir, { restoreWithinMs: 0 });
+    const [result] = await next.host.restoreSessions(next.records.list());
+    expect(result!.info).toMatchObject({ id: info.id, status: 'needs-restart' });
+    expect(result!.info!.reason).toContain('within 0 s');
+    expect(next.control.opened).toEqual([]);
+  });
+
   it('skips a record it cannot read and says which', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
     dirs.push(dir);
@@ -169,6 +313,7 @@ describe('sessions across a daemon restart', () => {
         permissions: 'ask',
         settings: [],
         startedAt: new Date().toISOString(),
+        turns: true,
       },
       {},
       {},

@@ -1,7 +1,9 @@
 /**
  * Daemon-driven sessions across a daemon restart: the record a started session keeps, and
- * how recorded sessions come back (resumed when the provider can, else loaded, a few at a
- * time; one that cannot come back is listed `needs-restart` with every reason).
+ * how recorded sessions come back, a few at a time and all within a deadline: one that had
+ * no turn is started afresh; one that had is resumed when the provider can, else loaded;
+ * one that cannot come back is listed `needs-restart` with every reason, and a restart of
+ * it resumes, loads or starts it afresh.
  */
 import type {
   AgentSessionHostOptions,
@@ -35,8 +37,12 @@ export function sessionRecordOf(
     permissions: entry.session.permissions,
     settings: [...(request.settings ?? [])],
     startedAt,
+    turns: entry.turns,
   };
 }
+
+/** How a session came back: resumed or loaded with its history, or started afresh. */
+export type CameBackAs = 'resumed' | 'loaded' | 'fresh';
 
 /** The start request that brings a recorded session back. */
 export function restoreRequest(stored: StoredSession): StartSessionRequest {
@@ -56,45 +62,71 @@ export function restoreRequest(stored: StoredSession): StartSessionRequest {
 /** What bringing one session back needs of the host. */
 export interface RestoreServices {
   provider(name: string): AgentProvider | undefined;
-  /** Starts the session again through `operation`. */
+  /**
+   * Starts the session again through `operation` (`new`: afresh, same id and settings),
+   * within `timeoutMs`.
+   */
   start(
     request: StartSessionRequest,
-    operation: 'resume' | 'load',
-    providerSessionId: string,
+    operation: 'new' | 'resume' | 'load',
+    providerSessionId: string | undefined,
     startedAt: string,
+    timeoutMs: number | undefined,
   ): Promise<AgentSessionInfo>;
-  /** Lists the session as `needs-restart` with `reason`. */
-  needsRestart(request: StartSessionRequest, reason: string): AgentSessionInfo;
 }
 
-/** Brings one recorded session back, or lists it needs-restart saying why it could not. */
-export async function restoreRecorded(
+/** A session brought back, or why it could not be. */
+export type ComeBack =
+  | { readonly info: AgentSessionInfo; readonly as: CameBackAs }
+  | { readonly reasons: readonly string[] };
+
+/**
+ * Brings one recorded session back: afresh when it had no turn (or, with `orFresh`, when
+ * nothing else works), else resumed or loaded. `timeoutMs` bounds each attempt.
+ */
+export async function comeBack(
   services: RestoreServices,
   stored: StoredSession,
-): Promise<AgentSessionInfo> {
+  options: { readonly orFresh: boolean; readonly timeoutMs?: () => number | undefined },
+): Promise<ComeBack> {
   const { record } = stored;
   const request = restoreRequest(stored);
   const provider = services.provider(record.provider);
+  if (!provider) return { reasons: [`no provider named "${record.provider}" is registered`] };
   const reasons: string[] = [];
-  if (!provider) reasons.push(`no provider named "${record.provider}" is registered`);
-  else if (!record.providerSessionId) reasons.push('the agent never named its session');
+  const attempt = async (operation: 'new' | 'resume' | 'load', as: CameBackAs) => {
+    try {
+      const info = await services.start(
+        request,
+        operation,
+        operation === 'new' ? undefined : record.providerSessionId,
+        operation === 'new' ? new Date().toISOString() : record.startedAt,
+        options.timeoutMs?.(),
+      );
+      return { info, as };
+    } catch (error) {
+      reasons.push(
+        `${operation}: ${(error instanceof Error ? error.message : String(error)).replace(/[.\s]+$/, '')}`,
+      );
+      return undefined;
+    }
+  };
+  if (!record.turns) return (await attempt('new', 'fresh')) ?? { reasons };
+  if (!record.providerSessionId) reasons.push('the agent never named its session');
   else {
-    for (const operation of ['resume', 'load'] as const) {
-      const can = operation === 'resume' ? provider.resumeSession : provider.loadSession;
-      if (!can) continue;
-      try {
-        return await services.start(request, operation, record.providerSessionId, record.startedAt);
-      } catch (error) {
-        reasons.push(`${operation}: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    for (const [operation, as] of [
+      ['resume', 'resumed'],
+      ['load', 'loaded'],
+    ] as const) {
+      if (!(operation === 'resume' ? provider.resumeSession : provider.loadSession)) continue;
+      const back = await attempt(operation, as);
+      if (back) return back;
     }
     if (reasons.length === 0)
       reasons.push(`provider "${record.provider}" can neither resume nor load`);
   }
-  return services.needsRestart(
-    request,
-    `the session could not come back after the daemon restarted: ${reasons.join('; ')}`,
-  );
+  if (options.orFresh) return (await attempt('new', 'fresh')) ?? { reasons };
+  return { reasons };
 }
 
 /** How one recorded session fared. */

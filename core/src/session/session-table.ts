@@ -64,7 +64,10 @@ export class SessionTable {
     this.#entries.delete(agentSessionId);
   }
 
-  /** Adds a session; refused when its id is taken or the session limit is reached. */
+  /**
+   * Adds a session; refused when its id is taken or, for one that will hold an agent or a
+   * token (`live`, the default), when the session limit is reached.
+   */
   add(
     request: SessionAsk,
     provider: string,
@@ -72,13 +75,20 @@ export class SessionTable {
     mode: SessionEntry['mode'],
     baseEnv: Readonly<Record<string, string>>,
     operation: SessionOperation,
+    live = true,
   ): SessionEntry {
     const agentSessionId = request.agentSessionId ?? randomUUID();
-    if (this.#entries.has(agentSessionId)) {
+    const existing = this.#entries.get(agentSessionId);
+    if (existing && existing.status !== 'exited' && existing.status !== 'needs-restart') {
       throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', { session: agentSessionId });
     }
+    // An id that is not live (ended, or waiting for a restart) is taken by the new session.
+    if (existing) {
+      this.#entries.delete(agentSessionId);
+      for (const forget of existing.forget.splice(0)) forget();
+    }
     const max = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    if (this.#live() >= max) throw new TuttiError('TUTTI_ERR_SESSION_LIMIT', { max });
+    if (live && this.#live() >= max) throw new TuttiError('TUTTI_ERR_SESSION_LIMIT', { max });
     const session: SessionContext = Object.freeze({
       agentSessionId,
       workspaceId: request.workspaceId,
@@ -133,10 +143,15 @@ export class SessionTable {
     }
   }
 
-  /** Sessions that hold an agent or a token: the ones the session cap counts. */
+  /**
+   * Sessions that hold an agent or a token: the ones the session cap counts. An ended one
+   * and one that needs a restart hold neither.
+   */
   #live(): number {
     let live = 0;
-    for (const entry of this.#entries.values()) if (entry.status !== 'exited') live += 1;
+    for (const entry of this.#entries.values()) {
+      if (entry.status !== 'exited' && entry.status !== 'needs-restart') live += 1;
+    }
     return live;
   }
 }

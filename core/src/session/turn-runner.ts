@@ -1,17 +1,22 @@
 /**
  * One running turn of a daemon-driven session: it runs the provider's `turn`, streams its
- * events to the caller, ends with exactly one `end` event, and holds the turn's pending
- * permission requests. A permission nobody answers is denied after the permission timeout,
- * which also cancels the turn, so a turn never waits forever.
+ * events to the caller (a `start` naming the permission mode first, exactly one `end`
+ * last), labels each tool call once from the agent's own identity of it (`tool-proof.ts`),
+ * and holds the turn's pending permission requests: in `allow-connector` mode a call
+ * proven to be a `connector` tool is allowed here, every other one is asked. A permission
+ * nobody answers is denied after the permission timeout, which also cancels the turn, so a
+ * turn never waits forever.
  */
 import { randomUUID } from 'node:crypto';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { LiveSession } from './provider-contract.js';
+import { labelOf, type ToolLabel, type ToolProofContext } from './tool-proof.js';
 import type {
   PermissionAsk,
   PermissionMode,
   PermissionOutcome,
   PromptBlock,
+  ProviderTurnEvent,
   StopReason,
   TurnEvent,
 } from './turn-types.js';
@@ -22,6 +27,8 @@ export interface TurnOptions {
   readonly permissionTimeoutMs: number;
   /** Names the provider in errors. */
   readonly provider: string;
+  /** What proves a call is a `connector` tool: the agent's naming forms, the tools served. */
+  readonly proof: ToolProofContext;
 }
 
 /** A running turn. */
@@ -31,6 +38,8 @@ export class TurnRunner {
     string,
     { resolve(outcome: PermissionOutcome): void; timer: NodeJS.Timeout }
   >();
+  /** Each announced call's label, fixed by the first event of its id. */
+  readonly #labels = new Map<string, ToolLabel>();
   #ended = false;
   /** Resolves once the `end` event went out. */
   readonly done: Promise<void>;
@@ -47,11 +56,22 @@ export class TurnRunner {
       listener(event);
     };
     const sink = {
-      emit,
+      emit: (event: ProviderTurnEvent) => {
+        if (event.type !== 'tool_call') return emit(event);
+        const label = this.#label(event.callId, event.identity, options);
+        emit({
+          type: 'tool_call',
+          callId: event.callId,
+          server: label.server,
+          tool: label.tool,
+          status: event.status,
+        });
+      },
       permission: (ask: PermissionAsk) => this.#permission(ask, emit, options),
       signal: this.#abort.signal,
       permissions: options.permissions,
     };
+    emit({ type: 'start', permissions: options.permissions });
     this.done = (async () => {
       let stopReason: StopReason;
       try {
@@ -99,7 +119,11 @@ export class TurnRunner {
     emit: (event: TurnEvent) => void,
     options: TurnOptions,
   ): Promise<PermissionOutcome> {
-    if (options.permissions === 'allow-connector' && ask.server === 'connector') return 'allow';
+    const label =
+      ask.callId === undefined
+        ? labelOf(ask.identity, options.proof)
+        : this.#label(ask.callId, ask.identity, options);
+    if (options.permissions === 'allow-connector' && label.connector) return 'allow';
     if (this.#ended || this.#abort.signal.aborted) return 'deny';
     const requestId = randomUUID();
     return new Promise<PermissionOutcome>((resolve) => {
@@ -108,7 +132,7 @@ export class TurnRunner {
         resolve('deny');
         const error = new TuttiError('TUTTI_ERR_TURN_PERMISSION_TIMEOUT', {
           provider: options.provider,
-          tool: ask.server ? `${ask.server}/${ask.tool}` : ask.tool,
+          tool: label.server ? `${label.server}/${label.tool}` : label.tool,
           ms: options.permissionTimeoutMs,
         });
         emit({ type: 'error', code: error.code, message: error.message });
@@ -119,11 +143,21 @@ export class TurnRunner {
       emit({
         type: 'permission',
         requestId,
-        server: ask.server,
-        tool: ask.tool,
+        server: label.server,
+        tool: label.tool,
         options: ['allow', 'deny'],
       });
     });
+  }
+
+  /** The label of call `callId`: the first identity seen for it decides, once. */
+  #label(callId: string, identity: PermissionAsk['identity'], options: TurnOptions): ToolLabel {
+    let label = this.#labels.get(callId);
+    if (!label) {
+      label = labelOf(identity, options.proof);
+      this.#labels.set(callId, label);
+    }
+    return label;
   }
 
   #settlePending(outcome: PermissionOutcome): void {

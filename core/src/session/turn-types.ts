@@ -10,19 +10,32 @@ export type StopReason = 'end_turn' | 'cancelled' | 'max_tokens' | 'refusal' | '
 /** Where a tool call is. */
 export type ToolCallStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
 
-/** What a session lets its agent's tools do without asking. */
-export type PermissionMode = 'ask' | 'allow-connector';
+/**
+ * What a session lets its agent's tools do without asking: `ask` (every tool call is
+ * asked), `allow-connector` (tools the daemon proves are its `connector` server's run
+ * unasked; everything else is asked), `agent` (the agent's own approval rules, as the user
+ * set them; what it asks still reaches the host).
+ */
+export const permissionModeSchema = z.enum(['ask', 'allow-connector', 'agent']);
+
+/** One permission mode (see {@link permissionModeSchema}). */
+export type PermissionMode = z.infer<typeof permissionModeSchema>;
 
 /** The answer to a permission request. */
 export type PermissionOutcome = 'allow' | 'deny';
 
 /** One event of a turn, as the turn API streams it. */
 export type TurnEvent =
+  | { readonly type: 'start'; readonly permissions: PermissionMode }
   | { readonly type: 'text'; readonly text: string }
   | {
       readonly type: 'tool_call';
       readonly callId: string;
-      /** The MCP server of the tool (`connector` for connector tools); '' for the agent's own. */
+      /**
+       * The MCP server of the tool: `connector` only when the daemon proved it (see
+       * {@link ToolIdentity}); another server's name when the agent names it in a field of its
+       * own; '' otherwise (the agent's own tools, and calls it names only in text).
+       */
       readonly server: string;
       readonly tool: string;
       readonly status: ToolCallStatus;
@@ -62,38 +75,51 @@ export type PromptBlock =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
 
+/**
+ * What an agent says a tool call is, taken only from a field the agent fills itself (its own
+ * tool name), never from a title, a description or the tool's input: those are text a model
+ * wrote. The turn decides from it whether the call is a `connector` tool.
+ */
+export type ToolIdentity =
+  /** The agent names the MCP server and the tool in fields of their own (Codex). */
+  | { readonly server: string; readonly tool: string }
+  /** The agent's own name of the tool, in its naming form (`mcp__connector__notes_add`, `Bash`). */
+  | { readonly name: string }
+  /** Nothing the agent fills itself: `label` (a title) is shown, and proves nothing. */
+  | { readonly label: string };
+
 /** A tool an agent asks to run. */
 export interface PermissionAsk {
-  readonly server: string;
-  readonly tool: string;
+  /** The call it belongs to, when the agent announced it: its label, fixed then, holds. */
+  readonly callId?: string;
+  readonly identity: ToolIdentity;
 }
+
+/** An event a provider streams; the turn labels its tool calls (see {@link ToolIdentity}). */
+export type ProviderTurnEvent =
+  | Extract<TurnEvent, { type: 'text' | 'tool_result' }>
+  | {
+      readonly type: 'tool_call';
+      readonly callId: string;
+      readonly identity: ToolIdentity;
+      readonly status: ToolCallStatus;
+    };
 
 /** What a provider's live session is given for one turn. */
 export interface TurnSink {
-  /** Streams one event of the turn (text deltas, tool calls and results). */
-  emit(event: Extract<TurnEvent, { type: 'text' | 'tool_call' | 'tool_result' }>): void;
   /**
-   * Asks whether a tool may run; the session's permission mode answers connector tools in
-   * `allow-connector` mode, the host answers the rest (or the answer times out as `deny`).
+   * Streams one event of the turn (text deltas, tool calls and results). A call's label is
+   * fixed by the first event of its id: later ones cannot change it.
+   */
+  emit(event: ProviderTurnEvent): void;
+  /**
+   * Asks whether a tool may run: in `allow-connector` mode the turn answers calls it proves
+   * are `connector` tools; the host answers the rest (or the answer times out as `deny`).
    */
   permission(ask: PermissionAsk): Promise<PermissionOutcome>;
   /** Aborts when the turn is cancelled: the provider interrupts its agent. */
   readonly signal: AbortSignal;
   readonly permissions: PermissionMode;
-}
-
-/** The tool a name as agents show it stands for: `mcp__<server>__<tool>`, `<server>_<tool>`. */
-export function toolOf(name: string, servers: readonly string[] = ['connector']): PermissionAsk {
-  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
-  if (mcp) return { server: mcp[1]!, tool: mcp[2]! };
-  for (const server of servers) {
-    for (const separator of ['_', '/', '.']) {
-      if (name.startsWith(`${server}${separator}`)) {
-        return { server, tool: name.slice(server.length + 1) };
-      }
-    }
-  }
-  return { server: '', tool: name };
 }
 
 /** The text of a prompt's text blocks, joined. */

@@ -26,7 +26,11 @@ export interface SkillPlugin {
   dispose(): Promise<void>;
 }
 
-/** Creates the plugin folder `dir` (inside the session's folder) for the given skill roots. */
+/**
+ * Creates the plugin folder `dir` (inside the session's folder) for the given skill roots,
+ * in place of what a previous materialization left there (a session restored over its
+ * surviving folder): the same call twice gives the same folder.
+ */
 export async function createSkillPlugin(
   skillRoots: readonly string[],
   options: { dir: string; logger?: SkillPluginLogger },
@@ -34,6 +38,7 @@ export async function createSkillPlugin(
   const { dir } = options;
   const skills: string[] = [];
   try {
+    await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await mkdir(join(dir, '.claude-plugin'));
     await mkdir(join(dir, 'skills'));

@@ -126,7 +126,7 @@ describe('openStdioUpstream', () => {
     const error = await call.catch((caught: unknown) => caught);
     expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_CANCELLED')).toBe(true);
     const count = await upstream.callTool('cancelled_count', {});
-    expect(JSON.parse((count.content[0] as { text: string }).text)).toEqual({ cancelled: 1 });
+    expect(JSON.parse((count.content[0] as { text: string }).text)).toMatchObject({ cancelled: 1 });
   });
 
   it('times a call out after callTimeoutMs and cancels it upstream', async () => {
@@ -136,7 +136,7 @@ describe('openStdioUpstream', () => {
       .catch((caught: unknown) => caught as Error);
     expect((error as Error).message).toMatch(/timed out/i);
     const count = await upstream.callTool('cancelled_count', {});
-    expect(JSON.parse((count.content[0] as { text: string }).text)).toEqual({ cancelled: 1 });
+    expect(JSON.parse((count.content[0] as { text: string }).text)).toMatchObject({ cancelled: 1 });
   });
 
   it('keeps each of many concurrent calls paired with its own answer', async () => {

@@ -120,6 +120,101 @@ const guidance = z.discriminatedUnion('via', [
   z.object({ via: z.literal('none') }).strict(),
 ]);
 
+/** A dotted path into an ACP tool call. */
+const fieldPath = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/,
+    'use a dotted path such as "_meta.toolName"',
+  );
+
+const permissionFile = z.union([
+  z
+    .object({
+      merge: z
+        .record(z.string(), z.unknown())
+        .describe(
+          'Settings deep-merged over the user file of that name (JSON, or TOML for .toml); an "{each}" key applies to every entry the table has.',
+        ),
+    })
+    .strict(),
+  z.object({ text: z.string().describe('The file as it is written.') }).strict(),
+]);
+
+const permissionMode = z
+  .object({
+    files: z
+      .record(insideHome('a permission file'), permissionFile)
+      .default({})
+      .describe('Files of the session home written before the agent starts, by relative path.'),
+    meta: z
+      .array(
+        z
+          .object({
+            path: z.string().min(1).describe('Dotted path in session/new _meta.'),
+            value: z.unknown().describe('What goes there.'),
+          })
+          .strict(),
+      )
+      .default([])
+      .describe('Values put into the _meta of session/new, load and resume.'),
+  })
+  .strict();
+
+const permissions = z
+  .object({
+    modes: z
+      .object({ ask: permissionMode.optional(), 'allow-connector': permissionMode.optional() })
+      .strict()
+      .describe(
+        'The modes (besides agent) the agent keeps, each with what makes it ask before every tool call; checked by the real effect in its tests.',
+      ),
+    identity: z
+      .array(
+        z.union([
+          z
+            .object({ name: fieldPath.describe('Where the agent puts its own tool name.') })
+            .strict(),
+          z
+            .object({
+              server: fieldPath.describe('Where it puts the MCP server.'),
+              tool: fieldPath.describe('Where it puts the tool.'),
+            })
+            .strict(),
+        ]),
+      )
+      .default([])
+      .describe(
+        'Fields of a tool call the agent fills with its own identity of the tool, first filled wins; never a title, description or the model input. Empty: no call is proven a connector tool.',
+      ),
+    toolNames: z
+      .array(
+        z
+          .string()
+          .refine(
+            (form) => form.includes('{server}') && form.includes('{tool}'),
+            'use a form with {server} and {tool}, e.g. "mcp__{server}__{tool}"',
+          ),
+      )
+      .default([])
+      .describe(
+        'How the agent names an MCP tool in a name identity; a final * lets anything follow.',
+      ),
+    bridges: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Its own tools that run another tool which only the permission request names (Qwen tool_call).',
+      ),
+    clearEnv: z
+      .array(envName)
+      .default([])
+      .describe(
+        'Variables that would override what the modes write: removed from its environment.',
+      ),
+  })
+  .strict();
+
 /** Zod schema of one agent descriptor file. */
 export const agentDescriptorSchema = z
   .object({
@@ -174,23 +269,10 @@ export const agentDescriptorSchema = z
       .describe(
         'The ACP session mode set after session/new, load and resume (session/set_mode), e.g. an ask-first mode so the daemon permission policy decides.',
       ),
-    toolTitles: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .refine((source) => {
-            try {
-              const names = new RegExp(`${source}|`).exec('')?.groups ?? {};
-              return 'server' in names && 'tool' in names;
-            } catch {
-              return false;
-            }
-          }, 'use a regular expression with the named groups "server" and "tool", e.g. "^(?<tool>\\S+) \\((?<server>\\S+) MCP Server\\)$"'),
-      )
+    permissions: permissions
       .optional()
       .describe(
-        'Forms of the agent tool-call titles that name the MCP server and tool (regular expressions with the named groups "server" and "tool").',
+        'How the agent is made to ask the daemon before its tools run, and where it names a tool in fields of its own. Absent: the daemon cannot make it ask, so its sessions take "permissions": "agent" only.',
       ),
     listChanged: z
       .boolean()

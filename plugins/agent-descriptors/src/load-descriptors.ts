@@ -4,12 +4,10 @@
  * generic ACP engine runs. Each file that cannot be used is refused on its own, with the
  * field and the fix; the others load.
  */
-import { constants } from 'node:fs';
-import { access, readdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AcpAgentDescriptor } from '@tutti/provider-acp';
-import { TuttiError } from '@tutti/core';
+import { resolveAgentCommand, TuttiError } from '@tutti/core';
 import {
   type AgentDescriptorFile,
   agentDescriptorSchema,
@@ -21,64 +19,12 @@ export type DescriptorLoad =
   | { readonly file: string; readonly descriptor: AcpAgentDescriptor; readonly title: string }
   | { readonly file: string; readonly error: TuttiError };
 
-const requireHere = createRequire(import.meta.url);
-
-async function executable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** `name` found on `PATH`, if it is. */
-async function onPath(name: string, path: string | undefined): Promise<string | undefined> {
-  for (const dir of (path ?? '').split(delimiter).filter(Boolean)) {
-    if (await executable(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
-
-/** The bin `bin` of the installed package `name`, if it is installed next to this plugin. */
-async function packageBin(name: string, bin: string): Promise<string | undefined> {
-  let manifest: string;
-  try {
-    manifest = requireHere.resolve(`${name}/package.json`);
-  } catch {
-    return undefined;
-  }
-  const pkg = JSON.parse(await readFile(manifest, 'utf8')) as {
-    bin?: string | Record<string, string>;
-  };
-  const relative = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.[bin];
-  return relative ? join(dirname(manifest), relative) : undefined;
-}
-
 /** The command of `descriptor`, as a path, or why it cannot be found. */
-async function resolveCommand(
+function resolveCommand(
   descriptor: AgentDescriptorFile,
   path: string | undefined,
 ): Promise<{ command: string } | { problem: string }> {
-  const { command } = descriptor;
-  if (typeof command === 'string') {
-    if (isAbsolute(command)) {
-      return (await executable(command))
-        ? { command }
-        : { problem: `"${command}" is not an executable file: install the agent or fix the path` };
-    }
-    const found = await onPath(command, path);
-    return found
-      ? { command: found }
-      : {
-          problem: `"${command}" is not installed (not on PATH): install the agent or put it on PATH`,
-        };
-  }
-  const found =
-    (await packageBin(command.package, command.bin)) ?? (await onPath(command.bin, path));
-  return found
-    ? { command: found }
-    : {
-        problem: `"${command.bin}" of the npm package ${command.package} is not installed: install it (npm install -g ${command.package}) or put "${command.bin}" on PATH`,
-      };
+  return resolveAgentCommand(descriptor.command, import.meta.url, path);
 }
 
 /** What the ACP engine runs for one parsed descriptor. */
@@ -97,7 +43,7 @@ export function engineDescriptor(file: AgentDescriptorFile, command: string): Ac
     guidance: file.guidance as AcpAgentDescriptor['guidance'] & object,
     settings: file.settings,
     ...(file.sessionMode ? { sessionMode: file.sessionMode } : {}),
-    ...(file.toolTitles?.length ? { toolTitles: file.toolTitles } : {}),
+    ...(file.permissions ? { permissions: file.permissions } : {}),
   };
 }
 

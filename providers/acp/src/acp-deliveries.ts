@@ -44,13 +44,24 @@ export function takesSystemPrompt(
   return Boolean(sessionCapabilities?.systemPrompt);
 }
 
-/** The params with what the descriptor delivers through them (bound sessions only). */
+/**
+ * The params with what the descriptor delivers through them: what makes the agent ask
+ * under the session's permission mode (every session), the skills and the guidance (bound
+ * sessions only).
+ */
 export function withDeliveries(
   params: AcpSessionParams,
   descriptor: AcpAgentDescriptor,
   runtime: PreparedRuntime,
   session: SessionHookContext,
 ): AcpSessionParams {
+  const mode = session.permissions === 'agent' ? undefined : session.permissions;
+  const asking = mode ? descriptor.permissions?.modes[mode]?.meta : undefined;
+  if (asking?.length) {
+    const meta: Record<string, unknown> = { ...params._meta };
+    for (const { path, value } of asking) setPath(meta, path, value);
+    params = { ...params, _meta: meta };
+  }
   if (runtime.mcpServers.length === 0) return params;
   const meta: Record<string, unknown> = { ...params._meta };
   const { skills, guidance } = descriptor;

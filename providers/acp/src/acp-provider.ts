@@ -41,6 +41,7 @@ import {
   writeBackFiles,
   writeGuidance,
 } from './agent-home.js';
+import { writePermissionFiles } from './permission-files.js';
 import { AcpSession, reloadOperation } from './acp-session.js';
 import type { AcpAgentDescriptor } from './descriptors.js';
 import { type AcpSessionParams, bindingsInParams, sessionParams } from './project-params.js';
@@ -90,7 +91,6 @@ export function createAcpProvider(
   const guidance = descriptor.guidance ?? { via: 'none' };
   const startRead =
     guidance.via === 'home-file' && guidance.readAt === 'start' ? guidance : undefined;
-  const toolTitles = (descriptor.toolTitles ?? []).map((source) => new RegExp(source));
   const homeEnv = (setup: SessionSetup, pre: Materialized | undefined) => ({
     ...setup.launch.env,
     ...pre?.env,
@@ -194,7 +194,8 @@ export function createAcpProvider(
         providerSessionId: sessionId,
         declared,
         requestTimeoutMs,
-        toolTitles,
+        identity: descriptor.permissions?.identity ?? [],
+        bridges: descriptor.permissions?.bridges ?? [],
         ...(descriptor.sessionMode ? { sessionMode: descriptor.sessionMode } : {}),
         ...(home?.writeBack?.length
           ? {
@@ -214,6 +215,17 @@ export function createAcpProvider(
   return Object.freeze({
     name: descriptor.name,
     flags: Object.freeze({ httpMcp: true, listChanged: descriptor.listChanged ?? false }),
+    ...(descriptor.permissions
+      ? {
+          permissions: Object.freeze({
+            modes: (['ask', 'allow-connector'] as const).filter(
+              (mode) => descriptor.permissions?.modes[mode] !== undefined,
+            ),
+            toolNames: [...descriptor.permissions.toolNames],
+            clearEnv: [...(descriptor.permissions.clearEnv ?? [])],
+          }),
+        }
+      : {}),
     launch: Object.freeze({
       ...(descriptor.command ? { command: descriptor.command } : {}),
       args: descriptor.args ?? [],
@@ -252,10 +264,25 @@ export function createAcpProvider(
       const start: Start = { pre: { env, args }, startedWith: undefined };
       const { home } = descriptor;
       if (home) {
-        env[home.env] = await buildAgentHome(setup.files, home, skills, guidance, {
-          ...setup.launch.env,
-          ...env,
-        });
+        // What makes the agent ask is written before it starts; it reads its settings then.
+        const mode = setup.session.permissions;
+        const asking = mode === 'agent' ? undefined : descriptor.permissions?.modes[mode];
+        const homeAt = { ...setup.launch.env, ...env };
+        env[home.env] = await buildAgentHome(
+          setup.files,
+          home,
+          skills,
+          guidance,
+          homeAt,
+          Object.keys(asking?.files ?? {}),
+        );
+        if (asking) {
+          const url = (await setup.preview?.())?.url;
+          await writePermissionFiles(setup.files, home, asking, homeAt, {
+            cwd: setup.cwd,
+            ...(url ? { connectorUrl: url } : {}),
+          });
+        }
         // An agent that reads its instructions only at start gets what a bound session would.
         const preview = startRead ? await setup.preview?.() : undefined;
         if (startRead && preview?.guidance) {

@@ -7,6 +7,7 @@
 import type { LiveSession, PromptBlock, StopReason, TurnSink } from '@tutti/core';
 import type { AcpConnection } from './acp-connection.js';
 import { acpTurns } from './acp-turn.js';
+import type { ToolIdentityField } from './descriptors.js';
 import type { AcpSessionParams } from './project-params.js';
 
 /** Timeout of `session/close`; the host stops the process group after it anyway. */
@@ -21,8 +22,10 @@ export interface AcpSessionState {
   readonly requestTimeoutMs: number;
   /** The session mode set again after a reload (see the descriptor's `sessionMode`). */
   readonly sessionMode?: string;
-  /** The agent's own tool-call title forms (see the descriptor's `toolTitles`). */
-  readonly toolTitles?: readonly RegExp[];
+  /** Where the agent names a call's tool (see the descriptor's `permissions.identity`). */
+  readonly identity?: readonly ToolIdentityField[];
+  /** Its tools that run another tool named only in the permission request. */
+  readonly bridges?: readonly string[];
   /** Runs once the session is closed at protocol level (before its processes are stopped). */
   readonly onClose?: () => Promise<void>;
 }
@@ -44,7 +47,7 @@ export class AcpSession implements LiveSession<AcpSessionParams> {
 
   constructor(state: AcpSessionState) {
     this.#state = state;
-    this.#turn = acpTurns(state.connection, state.providerSessionId, state.toolTitles);
+    this.#turn = acpTurns(state.connection, state.providerSessionId, state.identity, state.bridges);
   }
 
   /** Runs one turn (`session/prompt`). */

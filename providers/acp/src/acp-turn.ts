@@ -2,21 +2,15 @@
  * One turn of an ACP session, normalized: `session/prompt`, with the agent's
  * `session/update` notifications (message chunks, tool calls and their updates) as turn
  * events, its `session/request_permission` requests answered through the turn's
- * permission answer, and `session/cancel` when the turn is cancelled. Which MCP server and
- * tool a call is comes from what the agent says of it: `rawInput` `{server, tool}`, a tool
- * name in `_meta` (`toolName`, `claudeCode.toolName`), the title matched by the
- * descriptor's `toolTitles`, or a title such as `mcp__<server>__<tool>`; a permission
- * request for a call announced earlier in the turn is that call's.
+ * permission answer, and `session/cancel` when the turn is cancelled. What a call is comes
+ * only from the fields the descriptor names (`permissions.identity`: where the agent puts
+ * its own tool name), never from a call's title, kind or input, which a model wrote; the
+ * turn labels a call once, at its first event, and a permission request for an announced
+ * call is that call's. The daemon picks only once-options: never an "always" answer.
  */
-import {
-  type PermissionAsk,
-  type PromptBlock,
-  type StopReason,
-  type ToolCallStatus,
-  type TurnSink,
-  toolOf,
-} from '@tutti/core';
+import type { PromptBlock, StopReason, ToolCallStatus, ToolIdentity, TurnSink } from '@tutti/core';
 import type { AcpConnection } from './acp-connection.js';
+import type { ToolIdentityField } from './descriptors.js';
 
 /** How long a prompt may run: turns end by the agent's answer, a cancel or a fault. */
 const PROMPT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -25,8 +19,7 @@ const PROMPT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 interface ToolCallInfo {
   toolCallId?: string;
   title?: string;
-  rawInput?: unknown;
-  _meta?: { toolName?: unknown; claudeCode?: { toolName?: unknown } };
+  [field: string]: unknown;
 }
 
 interface Update extends ToolCallInfo {
@@ -57,59 +50,71 @@ function statusOf(status: string | undefined): ToolCallStatus | undefined {
     : undefined;
 }
 
+/** The value at a dotted path of `value`, when it is a non-empty string. */
+function stringAt(value: unknown, path: string): string | undefined {
+  let at: unknown = value;
+  for (const key of path.split('.')) {
+    if (!at || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return typeof at === 'string' && at !== '' ? at : undefined;
+}
+
 /**
- * The MCP server and tool of a call, as far as what the agent says of it tells; `titles`
- * are the agent's own title forms (named groups `server` and `tool`).
+ * The identity of a call from the first of `fields` the agent filled; else its title as a
+ * label, which proves nothing.
  */
-export function callOf(call: ToolCallInfo, titles: readonly RegExp[] = []): PermissionAsk {
-  const raw = call.rawInput as { server?: unknown; tool?: unknown } | undefined;
-  if (raw && typeof raw.server === 'string' && typeof raw.tool === 'string' && raw.tool) {
-    return { server: raw.server, tool: raw.tool };
+export function identityOf(call: ToolCallInfo, fields: readonly ToolIdentityField[]): ToolIdentity {
+  for (const field of fields) {
+    if ('name' in field) {
+      const name = stringAt(call, field.name);
+      if (name) return { name };
+    } else {
+      const server = stringAt(call, field.server);
+      const tool = stringAt(call, field.tool);
+      if (server && tool) return { server, tool };
+    }
   }
-  const names = [call._meta?.toolName, call._meta?.claudeCode?.toolName].filter(
-    (name): name is string => typeof name === 'string' && name !== '',
-  );
-  for (const name of names) {
-    const named = toolOf(name);
-    if (named.server) return named;
-  }
-  const title = call.title ?? '';
-  for (const pattern of titles) {
-    const groups = pattern.exec(title)?.groups;
-    if (groups?.server && groups.tool) return { server: groups.server, tool: groups.tool };
-  }
-  return toolOf(title || names[0] || '');
+  return { label: typeof call.title === 'string' ? call.title : '' };
+}
+
+/** The option of a once-answer: allow once, or reject once (never an "always" option). */
+export function onceOption(
+  options: readonly PermissionOption[],
+  outcome: 'allow' | 'deny',
+): PermissionOption | undefined {
+  return outcome === 'allow'
+    ? options.find((option) => option.kind === 'allow_once')
+    : options.find((option) => option.kind === 'reject_once');
 }
 
 /** The turns of one ACP session: one at a time; permission requests answered from here. */
 export function acpTurns(
   connection: AcpConnection,
   sessionId: string,
-  toolTitles: readonly RegExp[] = [],
+  identity: readonly ToolIdentityField[] = [],
+  bridges: readonly string[] = [],
 ) {
   let sink: TurnSink | undefined;
-  /** The calls of the running turn, by id. */
-  let calls = new Map<string, { server: string; tool: string; status?: ToolCallStatus }>();
+  /** Statuses of the running turn's calls, by id. */
+  let calls = new Map<string, ToolCallStatus | undefined>();
+  /** Calls first seen under a bridge tool: their permission request names what runs. */
+  let bridged = new Set<string>();
   connection.handle('session/request_permission', async (params) => {
     const p = params as {
       sessionId?: string;
       toolCall?: ToolCallInfo;
       options?: PermissionOption[];
     };
-    const options = p.options ?? [];
-    const pick = (prefix: string) =>
-      options.find((option) => option.kind === `${prefix}_once`) ??
-      options.find((option) => option.kind?.startsWith(prefix));
     // Outside a turn (or another session's request) nobody can answer: cancelled.
     if (!sink || p.sessionId !== sessionId) return { outcome: { outcome: 'cancelled' } };
-    const announced = p.toolCall?.toolCallId ? calls.get(p.toolCall.toolCallId) : undefined;
-    const named = callOf(p.toolCall ?? {}, toolTitles);
-    const ask =
-      announced?.server && !named.server
-        ? { server: announced.server, tool: announced.tool }
-        : named;
-    const outcome = await sink.permission(ask);
-    const option = pick(outcome === 'allow' ? 'allow' : 'reject');
+    const call = p.toolCall ?? {};
+    const callId = typeof call.toolCallId === 'string' ? call.toolCallId : '';
+    const outcome = await sink.permission({
+      ...(callId && !bridged.has(callId) ? { callId } : {}),
+      identity: identityOf(call, identity),
+    });
+    const option = onceOption(p.options ?? [], outcome);
     return option
       ? { outcome: { outcome: 'selected', optionId: option.optionId } }
       : { outcome: { outcome: 'cancelled' } };
@@ -121,6 +126,7 @@ export function acpTurns(
   ): Promise<StopReason> {
     sink = turnSink;
     calls = new Map();
+    bridged = new Set();
     const unsubscribe = connection.onNotification(({ method, params }) => {
       const p = params as { sessionId?: string; update?: Update };
       if (method !== 'session/update' || p.sessionId !== sessionId || !p.update) return;
@@ -131,29 +137,20 @@ export function acpTurns(
       }
       if (
         (update.sessionUpdate !== 'tool_call' && update.sessionUpdate !== 'tool_call_update') ||
+        typeof update.toolCallId !== 'string' ||
         !update.toolCallId
       ) {
         return;
       }
       const known = calls.get(update.toolCallId);
-      const named = callOf(update, toolTitles);
-      // A later update may say more of the call than the first (its title, its input).
-      const call = known?.server ? known : named.server || !known?.tool ? named : known;
       const status =
         statusOf(update.status) ?? (update.sessionUpdate === 'tool_call' ? 'pending' : undefined);
-      calls.set(update.toolCallId, {
-        server: call.server,
-        tool: call.tool,
-        ...(status ? { status } : known?.status ? { status: known.status } : {}),
-      });
-      if (!status || status === known?.status) return;
-      turnSink.emit({
-        type: 'tool_call',
-        callId: update.toolCallId,
-        server: call.server,
-        tool: call.tool,
-        status,
-      });
+      if (status || !calls.has(update.toolCallId)) calls.set(update.toolCallId, status ?? known);
+      if (!status || status === known) return;
+      // The turn labels the call from its first event: a later update cannot relabel it.
+      const named = identityOf(update, identity);
+      if (!known && 'name' in named && bridges.includes(named.name)) bridged.add(update.toolCallId);
+      turnSink.emit({ type: 'tool_call', callId: update.toolCallId, identity: named, status });
       if (status === 'completed' || status === 'failed') {
         turnSink.emit({
           type: 'tool_result',

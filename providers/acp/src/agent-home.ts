@@ -58,6 +58,8 @@ export async function buildAgentHome(
   skills: SkillsDelivery,
   guidance: GuidanceDelivery,
   env: Env,
+  /** Paths the session writes itself (permission files): never linked from the user's folder. */
+  written: readonly string[] = [],
 ): Promise<string> {
   const root = join(await files.ensure(), HOME_DIR);
   const here = mirror(home);
@@ -69,6 +71,7 @@ export async function buildAgentHome(
     else await files.write(join(here, name), content);
   }
   const own = new Set(Object.keys(home.seed).map((name) => name.replace(/\/$/, '')));
+  for (const path of written) own.add(path.split('/')[0]!);
   if (skills.via === 'home') own.add(skills.dir);
   // Files the guidance is written to are the session's own (a composed one holds the user's text).
   if (guidance.via === 'home-file') own.add(guidance.file);
@@ -161,8 +164,14 @@ export async function writeGuidance(
   }
   const path = join(files.dir, here, delivery.file);
   await files.write(join(here, delivery.file), `${guidance}\n`);
-  const config = JSON.stringify(delivery.value).replaceAll('"{file}"', JSON.stringify(path));
-  await files.write(join(here, delivery.config), config);
+  const value = JSON.parse(
+    JSON.stringify(delivery.value).replaceAll('"{file}"', JSON.stringify(path)),
+  ) as Record<string, unknown>;
+  // The config may hold what makes the agent ask (written before it started): merged into.
+  const written = await readFile(join(files.dir, here, delivery.config), 'utf8')
+    .then((text) => JSON.parse(text) as Record<string, unknown>)
+    .catch(() => ({}));
+  await files.write(join(here, delivery.config), JSON.stringify({ ...written, ...value }));
 }
 
 /**

@@ -46,11 +46,54 @@ export interface AcpAgentDescriptor {
    */
   readonly sessionMode?: string;
   /**
-   * Forms of the agent's tool-call titles that name an MCP server and tool (regular
-   * expressions with the named groups `server` and `tool`), for an agent whose calls say
-   * so only in their title, e.g. `first_echo (connector MCP Server)`.
+   * How the agent is made to ask before its tools run, and where it names a tool in fields
+   * of its own. Absent: the daemon cannot make it ask, so its sessions take `agent` only.
    */
-  readonly toolTitles?: readonly string[];
+  readonly permissions?: AcpPermissions;
+}
+
+/**
+ * A field of an ACP tool call (a `tool_call` update, or a permission request's
+ * `toolCall`) that the agent fills with its own identity of the tool: a dotted path to its
+ * tool name, or to the MCP server and the tool. Never a title, a description or the
+ * model's input.
+ */
+export type ToolIdentityField =
+  | { readonly name: string }
+  | { readonly server: string; readonly tool: string };
+
+/**
+ * A file of the session home written under a permission mode: `merge` deep-merged over
+ * the user's file of that name (JSON, or TOML for `.toml`; an `"{each}"` key applies to every
+ * entry the table already has), or `text` as it is. The user's file is then not linked.
+ */
+export type PermissionFile =
+  | { readonly merge: Readonly<Record<string, unknown>> }
+  | { readonly text: string };
+
+/** What a permission mode writes into the home so the agent asks before its tools run. */
+export interface PermissionModeSetup {
+  /** Files of the home, by path relative to it. */
+  readonly files: Readonly<Record<string, PermissionFile>>;
+  /** Values put at dotted paths of the `_meta` of `session/new`, `load` and `resume`. */
+  readonly meta?: readonly { readonly path: string; readonly value: unknown }[];
+}
+
+/** What an ACP agent's descriptor says of its permissions. */
+export interface AcpPermissions {
+  /** The modes, besides `agent`, its settings make it keep, with what each writes. */
+  readonly modes: Readonly<Partial<Record<'ask' | 'allow-connector', PermissionModeSetup>>>;
+  /** Where it names a call's tool, first that is filled wins. */
+  readonly identity: readonly ToolIdentityField[];
+  /** Its naming forms of MCP tools in a `name` (`mcp__{server}__{tool}`). */
+  readonly toolNames: readonly string[];
+  /**
+   * Its own tools that run another tool, which only the permission request names (Qwen's
+   * `tool_call`): a call first seen under one is labelled by its permission request.
+   */
+  readonly bridges?: readonly string[];
+  /** Variables that would override what the modes write: removed from its environment. */
+  readonly clearEnv?: readonly string[];
 }
 
 /** A session-scoped home; see `agent-home.ts`. */

@@ -47,6 +47,11 @@ export interface AppServerEngineOptions {
   readonly logger?: EngineLogger;
   /** Per-request timeout (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /**
+   * Params every `thread/start` and `thread/resume` carries, reconnects included (e.g. the
+   * approval policy of a daemon-driven session).
+   */
+  readonly threadParams?: Readonly<Record<string, unknown>>;
   /** `clientInfo` sent in `initialize`. */
   readonly clientInfo?: { name: string; title: string | null; version: string };
 }
@@ -98,6 +103,7 @@ export class AppServerEngine {
   async startThread(params: Record<string, unknown> = {}): Promise<string> {
     const result = await this.request<{ thread: { id: string } }>('thread/start', {
       cwd: this.options.prepared.cwd,
+      ...this.options.threadParams,
       ...params,
     });
     this.threads.set(result.thread.id, { id: result.thread.id, persisted: false });
@@ -110,6 +116,7 @@ export class AppServerEngine {
       threadId,
       cwd: this.options.prepared.cwd,
       excludeTurns: true,
+      ...this.options.threadParams,
       ...params,
     });
     this.threads.set(threadId, { id: result.thread.id, persisted: true });
@@ -197,10 +204,12 @@ export class AppServerEngine {
           threadId: state.id,
           cwd: this.options.prepared.cwd,
           excludeTurns: true,
+          ...this.options.threadParams,
         });
       } else {
         const result = await this.request<{ thread: { id: string } }>('thread/start', {
           cwd: this.options.prepared.cwd,
+          ...this.options.threadParams,
         });
         state.id = result.thread.id;
       }

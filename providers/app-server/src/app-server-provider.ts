@@ -69,9 +69,14 @@ export function createAppServerProvider(
 ): AgentProvider<string, undefined, AppServerSessionConfig> {
   const open =
     (resume: boolean) => async (request: OpenRequest<AppServerSessionConfig, undefined>) => {
+      const { session: context } = request.setup;
       const engine = await AppServerEngine.start({
         descriptor,
         prepared: request.runtime,
+        // Codex refuses "untrusted" in config.toml; per thread it asks for every command.
+        ...(context.permissions === 'agent'
+          ? {}
+          : { threadParams: { approvalPolicy: 'untrusted' } }),
         home: sessionHome(request.setup.files, descriptor),
         spawn: () => request.setup.spawn({ env: request.env }),
         requestTimeoutMs: request.setup.timeoutMs,
@@ -91,6 +96,8 @@ export function createAppServerProvider(
   return Object.freeze({
     name: descriptor.id,
     flags: Object.freeze({ httpMcp: true, listChanged: false }),
+    // Codex names an approval's server and tool in fields of its own: no naming form needed.
+    permissions: Object.freeze({ modes: ['ask', 'allow-connector'] as const, toolNames: [] }),
     launch: Object.freeze({ command: descriptor.command, args: [...descriptor.args] }),
     bindingsIn: bindingsInConfig,
     async materialize(config: AppServerSessionConfig, _runtime: unknown, setup: SessionSetup) {
@@ -139,7 +146,7 @@ export function installAppServerAgent(
       runtime.guidance,
     );
     return session.drivenBy === 'daemon'
-      ? withDaemonApprovals(config, session.permissions)
+      ? withDaemonApprovals(config, session.permissions, runtime.cwd)
       : config;
   };
   hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);

@@ -5,7 +5,7 @@
  * elicitation, a command, a file change) go to the turn's permission answer; a cancel is
  * `turn/interrupt`. A reconnect the session owes happens before `turn/start` (engine).
  */
-import type { PromptBlock, StopReason, TurnSink } from '@tutti/core';
+import type { PromptBlock, StopReason, ToolIdentity, TurnSink } from '@tutti/core';
 import { TuttiError } from '@tutti/core';
 import type { AppServerEngine, TurnInputItem } from './app-server-engine.js';
 
@@ -48,26 +48,47 @@ function stopOf(status: string | undefined, cancelled: boolean): StopReason {
 /** The turns of one engine's thread: one at a time, answers wired once. */
 export function appServerTurns(engine: AppServerEngine, threadId: string, provider: string) {
   let sink: TurnSink | undefined;
-  const ask = async (server: string, tool: string) =>
-    sink ? await sink.permission({ server, tool }) : 'deny';
+  // Codex names the server and tool of an approval in fields of its own, never the model's text.
+  const ask = async (identity: ToolIdentity, callId?: string) =>
+    sink ? await sink.permission({ identity, ...(callId ? { callId } : {}) }) : 'deny';
+  /**
+   * MCP tool calls in progress, by item id, with their server and tool as Codex set them in
+   * `item/started`, and whether their approval was asked yet. An elicitation's `_meta`
+   * (`codex_approval_kind`, `tool_name`) is copied from whatever the MCP server sent, so it
+   * proves nothing: only the first approval-kind request for an in-progress call of that
+   * server that Codex itself would ask about is taken as the call's approval.
+   */
+  const inProgress = new Map<string, { server: string; tool: string; asked: boolean }>();
   engine.handle('mcpServer/elicitation/request', async (params) => {
-    const p = params as {
-      serverName?: string;
-      _meta?: { codex_approval_kind?: string; tool_name?: string };
-    };
-    // Only a tool call's approval is answered here; a server's own form is declined.
-    if (p._meta?.codex_approval_kind !== 'mcp_tool_call')
-      return { action: 'decline', content: null };
-    const outcome = await ask(p.serverName ?? '', p._meta.tool_name ?? '');
+    const p = params as { serverName?: string; _meta?: { codex_approval_kind?: string } | null };
+    const approves = (server: string) =>
+      server === 'connector' && sink?.permissions === 'allow-connector';
+    const call =
+      p._meta?.codex_approval_kind === 'mcp_tool_call'
+        ? [...inProgress].find(
+            ([, item]) => item.server === p.serverName && !item.asked && !approves(item.server),
+          )
+        : undefined;
+    // Not a tool call's approval: the server's own form, which is declined here.
+    if (!call) return { action: 'decline', content: null, _meta: null };
+    const [callId, item] = call;
+    item.asked = true;
+    const outcome = await ask({ server: item.server, tool: item.tool }, callId);
     return outcome === 'allow'
-      ? { action: 'accept', content: {} }
-      : { action: 'decline', content: null };
+      ? { action: 'accept', content: null, _meta: null }
+      : { action: 'decline', content: null, _meta: null };
   });
-  engine.handle('item/commandExecution/requestApproval', async () => ({
-    decision: (await ask('', 'exec_command')) === 'allow' ? 'accept' : 'decline',
+  engine.handle('item/commandExecution/requestApproval', async (params) => ({
+    decision:
+      (await ask({ name: 'exec_command' }, (params as { itemId?: string }).itemId)) === 'allow'
+        ? 'accept'
+        : 'decline',
   }));
-  engine.handle('item/fileChange/requestApproval', async () => ({
-    decision: (await ask('', 'apply_patch')) === 'allow' ? 'accept' : 'decline',
+  engine.handle('item/fileChange/requestApproval', async (params) => ({
+    decision:
+      (await ask({ name: 'apply_patch' }, (params as { itemId?: string }).itemId)) === 'allow'
+        ? 'accept'
+        : 'decline',
   }));
 
   return async function turn(
@@ -75,6 +96,7 @@ export function appServerTurns(engine: AppServerEngine, threadId: string, provid
     turnSink: TurnSink,
   ): Promise<StopReason> {
     sink = turnSink;
+    inProgress.clear();
     const deltas = new Set<string>();
     let turnId: string | undefined;
     let resolveEnd!: (reason: StopReason) => void;
@@ -94,22 +116,22 @@ export function appServerTurns(engine: AppServerEngine, threadId: string, provid
         if (n.itemId) deltas.add(n.itemId);
         turnSink.emit({ type: 'text', text: n.delta });
       } else if (method === 'item/started' && item?.type === 'mcpToolCall' && item.id) {
+        inProgress.set(item.id, { server: item.server ?? '', tool: item.tool ?? '', asked: false });
         turnSink.emit({
           type: 'tool_call',
           callId: item.id,
-          server: item.server ?? '',
-          tool: item.tool ?? '',
+          identity: { server: item.server ?? '', tool: item.tool ?? '' },
           status: 'in_progress',
         });
       } else if (method === 'item/started' && item?.type === 'commandExecution' && item.id) {
         turnSink.emit({
           type: 'tool_call',
           callId: item.id,
-          server: '',
-          tool: 'exec_command',
+          identity: { name: 'exec_command' },
           status: 'in_progress',
         });
       } else if (method === 'item/completed' && item?.id) {
+        inProgress.delete(item.id);
         if (item.type === 'agentMessage' && item.text && !deltas.has(item.id)) {
           turnSink.emit({ type: 'text', text: item.text });
         } else if (item.type === 'mcpToolCall' || item.type === 'commandExecution') {
@@ -118,8 +140,10 @@ export function appServerTurns(engine: AppServerEngine, threadId: string, provid
           turnSink.emit({
             type: 'tool_call',
             callId: item.id,
-            server: item.type === 'mcpToolCall' ? (item.server ?? '') : '',
-            tool: item.type === 'mcpToolCall' ? (item.tool ?? '') : 'exec_command',
+            identity:
+              item.type === 'mcpToolCall'
+                ? { server: item.server ?? '', tool: item.tool ?? '' }
+                : { name: 'exec_command' },
             status: failed ? 'failed' : 'completed',
           });
           turnSink.emit({ type: 'tool_result', callId: item.id, isError: failed });

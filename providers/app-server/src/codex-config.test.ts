@@ -53,18 +53,44 @@ describe('projectBindings', () => {
 });
 
 describe('withDaemonApprovals', () => {
-  it('asks for every approval, and approves connector tools in allow-connector mode only', () => {
-    const { config } = projectBindings(parseConfig('approval_policy = "never"\n'), [binding]);
-    const ask = withDaemonApprovals(config, 'ask');
-    expect(ask.approval_policy).toBe('on-request');
-    expect(ask.mcp_servers).toEqual(config.mcp_servers);
-    const allow = withDaemonApprovals(config, 'allow-connector');
-    expect(allow.approval_policy).toBe('on-request');
-    expect((allow.mcp_servers as Record<string, unknown>).connector).toEqual({
+  const USER_SERVERS =
+    'approval_policy = "never"\n[mcp_servers.mine]\nurl = "http://127.0.0.1:9/mcp"\ndefault_tools_approval_mode = "approve"\n';
+
+  it('makes every MCP server ask, the connector too, under ask', () => {
+    const { config } = projectBindings(parseConfig(USER_SERVERS), [binding]);
+    const ask = withDaemonApprovals(config, 'ask', '/work/repo');
+    const servers = ask.mcp_servers as Record<string, Record<string, unknown>>;
+    expect(servers.connector!.default_tools_approval_mode).toBe('prompt');
+    expect(servers.mine!.default_tools_approval_mode).toBe('prompt');
+    // The thread's approval policy decides (Codex refuses "untrusted" in config.toml).
+    expect(ask.approval_policy).toBe('never');
+  });
+
+  it('approves connector tools in allow-connector mode only; other servers still ask', () => {
+    const { config } = projectBindings(parseConfig(USER_SERVERS), [binding]);
+    const allow = withDaemonApprovals(config, 'allow-connector', '/work/repo');
+    const servers = allow.mcp_servers as Record<string, Record<string, unknown>>;
+    expect(servers.connector).toEqual({
       url: binding.url,
       http_headers: { Authorization: 'Bearer t0ken' },
       default_tools_approval_mode: 'approve',
     });
-    expect(config.approval_policy).toBe('never');
+    expect(servers.mine!.default_tools_approval_mode).toBe('prompt');
+  });
+
+  it('marks the workspace untrusted, so its own .codex rules and settings have no say', () => {
+    const { config } = projectBindings(
+      parseConfig('[projects."/work/repo"]\ntrust_level = "trusted"\n'),
+      [binding],
+    );
+    const ask = withDaemonApprovals(config, 'ask', '/work/repo');
+    expect((ask.projects as Record<string, unknown>)['/work/repo']).toEqual({
+      trust_level: 'untrusted',
+    });
+  });
+
+  it("leaves the user's config as it is under agent", () => {
+    const { config } = projectBindings(parseConfig(USER_SERVERS), [binding]);
+    expect(withDaemonApprovals(config, 'agent', '/work/repo')).toBe(config);
   });
 });

@@ -55,20 +55,41 @@ export function projectBindings(
 }
 
 /**
- * A daemon-driven session's approvals go to the daemon's turn permissions: the agent asks
- * for each one (`on-request`), and in `allow-connector` mode the `connector` server's tools
- * run without asking (`default_tools_approval_mode = "approve"`).
+ * A daemon-driven session's approvals go to the daemon's turn permissions (the thread is
+ * started with `approvalPolicy: "untrusted"`, which asks for every command and patch):
+ * every MCP server's tools ask (`default_tools_approval_mode = "prompt"`), but in
+ * `allow-connector` mode the `connector` server's tools run unasked (`"approve"`); the
+ * workspace is marked untrusted, so its own `.codex/` (rules that allow commands, server
+ * approval modes) has no say. Under `agent` the user's config stands as it is.
  */
-export function withDaemonApprovals(config: TomlTable, permissions: PermissionMode): TomlTable {
-  const next: TomlTable = { ...config, approval_policy: 'on-request' };
-  const servers = next.mcp_servers as Record<string, Record<string, unknown>> | undefined;
-  if (permissions === 'allow-connector' && servers?.connector) {
-    next.mcp_servers = {
-      ...servers,
-      connector: { ...servers.connector, default_tools_approval_mode: 'approve' },
+export function withDaemonApprovals(
+  config: TomlTable,
+  permissions: PermissionMode,
+  cwd: string,
+): TomlTable {
+  if (permissions === 'agent') return config;
+  const servers = tableOf(config.mcp_servers);
+  const approvals: TomlTable = {};
+  for (const [name, server] of Object.entries(servers)) {
+    approvals[name] = {
+      ...tableOf(server),
+      default_tools_approval_mode:
+        name === 'connector' && permissions === 'allow-connector' ? 'approve' : 'prompt',
     };
   }
-  return next;
+  const projects = tableOf(config.projects);
+  return {
+    ...config,
+    ...(Object.keys(approvals).length > 0 ? { mcp_servers: approvals } : {}),
+    projects: { ...projects, [cwd]: { ...tableOf(projects[cwd]), trust_level: 'untrusted' } },
+  };
+}
+
+/** `value` as a table, or an empty one when it is not a table. */
+function tableOf(value: unknown): TomlTable {
+  return value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+    ? (value as TomlTable)
+    : {};
 }
 
 /**

@@ -2,7 +2,7 @@
  * @tutti/provider-app-server: app-server agents (Codex, Tutti Agent) as a tutti plugin.
  * Registers one provider per descriptor; behaviour comes from the descriptor alone.
  */
-import { definePlugin } from '@tutti/core';
+import { definePlugin, resolveAgentCommand } from '@tutti/core';
 import { installAppServerAgent } from './app-server-provider.js';
 import { createCodexDescriptor, createTuttiAgentDescriptor } from './descriptor.js';
 
@@ -17,8 +17,17 @@ export type { AgentNotification } from './stdio-rpc.js';
 export default definePlugin({
   name: '@tutti/provider-app-server',
   version: '0.1.0',
-  apply(host) {
-    installAppServerAgent(host, createCodexDescriptor());
+  async apply(host) {
+    // Codex from the npm package beside the daemon, else PATH: the same however tuttid started.
+    const codex = await resolveAgentCommand(
+      { package: '@openai/codex', bin: 'codex' },
+      import.meta.url,
+      process.env.PATH,
+    );
+    installAppServerAgent(
+      host,
+      createCodexDescriptor('command' in codex ? { command: codex.command } : {}),
+    );
     installAppServerAgent(host, createTuttiAgentDescriptor());
   },
 });

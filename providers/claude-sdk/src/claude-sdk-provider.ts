@@ -78,6 +78,10 @@ export function createClaudeSdkProvider(
   return Object.freeze({
     name: options.name ?? 'claude-sdk',
     flags: Object.freeze({ httpMcp: true, listChanged: true }),
+    permissions: Object.freeze({
+      modes: ['ask', 'allow-connector'] as const,
+      toolNames: ['mcp__{server}__{tool}'],
+    }),
     bindingsIn: bindingsInOptions,
     async materialize(
       _params: ClaudeSessionOptions,

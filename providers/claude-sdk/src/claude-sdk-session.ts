@@ -74,8 +74,8 @@ export class ClaudeSdkSession {
         ...input.options,
         // Partial messages carry the text deltas the turn streams.
         includePartialMessages: true,
-        canUseTool: async (name, toolInput) =>
-          (await turns?.permission(name)) === 'allow'
+        canUseTool: async (name, toolInput, context) =>
+          (await turns?.permission(name, context?.toolUseID)) === 'allow'
             ? { behavior: 'allow', updatedInput: toolInput }
             : { behavior: 'deny', message: 'The user did not allow this tool.' },
         spawnClaudeCodeProcess: (spec) => {

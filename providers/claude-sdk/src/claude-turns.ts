@@ -10,7 +10,6 @@ import {
   type PermissionOutcome,
   type PromptBlock,
   type StopReason,
-  toolOf,
   TuttiError,
   type TurnSink,
 } from '@tutti/core';
@@ -19,7 +18,8 @@ const PROVIDER = 'claude-sdk';
 
 interface Running {
   readonly sink: TurnSink;
-  readonly calls: Map<string, { server: string; tool: string }>;
+  /** Tool names of the turn's calls, by tool use id. */
+  readonly calls: Map<string, string>;
   resolve(reason: StopReason): void;
   reject(error: Error): void;
   cancelled: boolean;
@@ -47,9 +47,16 @@ export class ClaudeTurns {
     void this.#pump();
   }
 
-  /** Claude Code's `canUseTool`: the running turn answers, or nobody (deny). */
-  async permission(toolName: string): Promise<PermissionOutcome> {
-    return this.#running ? this.#running.sink.permission(toolOf(toolName)) : 'deny';
+  /**
+   * Claude Code's `canUseTool`: the running turn answers, or nobody (deny). Its tool name
+   * is Claude Code's own (`mcp__connector__<tool>`, `Bash`), never the model's text.
+   */
+  async permission(toolName: string, toolUseId: string | undefined): Promise<PermissionOutcome> {
+    if (!this.#running) return 'deny';
+    return this.#running.sink.permission({
+      ...(toolUseId ? { callId: toolUseId } : {}),
+      identity: { name: toolName },
+    });
   }
 
   /** Runs one turn. */
@@ -123,9 +130,13 @@ export class ClaudeTurns {
         text?: string;
       }[]) {
         if (block.type === 'tool_use' && block.id && block.name) {
-          const call = toolOf(block.name);
-          turn.calls.set(block.id, call);
-          sink.emit({ type: 'tool_call', callId: block.id, ...call, status: 'in_progress' });
+          turn.calls.set(block.id, block.name);
+          sink.emit({
+            type: 'tool_call',
+            callId: block.id,
+            identity: { name: block.name },
+            status: 'in_progress',
+          });
         } else if (block.type === 'text' && block.text && !turn.deltas) {
           sink.emit({ type: 'text', text: block.text });
         }
@@ -137,12 +148,12 @@ export class ClaudeTurns {
       if (!Array.isArray(content)) return;
       for (const block of content as { type: string; tool_use_id?: string; is_error?: boolean }[]) {
         if (block.type !== 'tool_result' || !block.tool_use_id) continue;
-        const call = turn.calls.get(block.tool_use_id) ?? { server: '', tool: '' };
+        const name = turn.calls.get(block.tool_use_id);
         const isError = block.is_error === true;
         sink.emit({
           type: 'tool_call',
           callId: block.tool_use_id,
-          ...call,
+          identity: name ? { name } : { label: '' },
           status: isError ? 'failed' : 'completed',
         });
         sink.emit({ type: 'tool_result', callId: block.tool_use_id, isError });

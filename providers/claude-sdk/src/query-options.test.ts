@@ -83,17 +83,30 @@ describe('buildQueryOptions', () => {
 });
 
 describe('withDaemonPermissions', () => {
-  it("lets Claude Code run the connector's tools without asking in allow-connector mode only", () => {
+  it('sends every approval to canUseTool under ask and allow-connector, with only the daemon rules in force', () => {
+    const options = buildQueryOptions(prepared, {
+      userOptions: {
+        allowedTools: ['Read', 'Bash'],
+        permissionMode: 'bypassPermissions',
+        managedSettings: { permissions: { deny: ['WebFetch'] } },
+      },
+    });
+    for (const permissions of ['ask', 'allow-connector'] as const) {
+      const daemon = withDaemonPermissions({ drivenBy: 'daemon', permissions }, options);
+      expect(daemon.allowedTools).toBeUndefined();
+      expect(daemon.permissionMode).toBe('default');
+      expect(daemon.managedSettings).toEqual({
+        allowManagedPermissionRulesOnly: true,
+        permissions: { deny: ['WebFetch'], disableBypassPermissionsMode: 'disable' },
+      });
+    }
+  });
+
+  it("leaves the caller's options as they are under agent and for a host-driven session", () => {
     const options = buildQueryOptions(prepared, { userOptions: { allowedTools: ['Read'] } });
-    expect(
-      withDaemonPermissions({ drivenBy: 'daemon', permissions: 'allow-connector' }, options)
-        .allowedTools,
-    ).toEqual(['Read', 'mcp__connector']);
-    expect(withDaemonPermissions({ drivenBy: 'daemon', permissions: 'ask' }, options)).toBe(
+    expect(withDaemonPermissions({ drivenBy: 'daemon', permissions: 'agent' }, options)).toBe(
       options,
     );
-    expect(
-      withDaemonPermissions({ drivenBy: 'host', permissions: 'allow-connector' }, options),
-    ).toBe(options);
+    expect(withDaemonPermissions({ drivenBy: 'host', permissions: 'ask' }, options)).toBe(options);
   });
 });

@@ -101,13 +101,28 @@ export function buildQueryOptions(
 }
 
 /**
- * A daemon-driven session in `allow-connector` mode lets Claude Code run the `connector`
- * server's tools without asking (`allowedTools`); every other tool goes to `canUseTool`.
+ * The approvals of a daemon-driven session go to the daemon's turn permissions. Under `ask`
+ * and `allow-connector` Claude Code runs in its `default` permission mode with only the
+ * daemon's rules in force: the caller's `allowedTools` and every allow rule of the user's,
+ * the project's or the local settings files are ignored (`allowManagedPermissionRulesOnly`)
+ * and bypass mode is off, so each tool call that needs an approval comes to `canUseTool`,
+ * where the turn decides (a `connector` tool it proves runs unasked under
+ * `allow-connector`). Under `agent` the caller's options and the user's rules stand.
  */
 export function withDaemonPermissions(
   session: Pick<SessionHookContext, 'drivenBy' | 'permissions'>,
   options: Options,
 ): Options {
-  if (session.drivenBy !== 'daemon' || session.permissions !== 'allow-connector') return options;
-  return { ...options, allowedTools: [...(options.allowedTools ?? []), 'mcp__connector'] };
+  if (session.drivenBy !== 'daemon' || session.permissions === 'agent') return options;
+  const { allowedTools: _ignored, ...rest } = options;
+  const managed = options.managedSettings ?? {};
+  return {
+    ...rest,
+    permissionMode: 'default',
+    managedSettings: {
+      ...managed,
+      allowManagedPermissionRulesOnly: true,
+      permissions: { ...managed.permissions, disableBypassPermissionsMode: 'disable' },
+    },
+  };
 }

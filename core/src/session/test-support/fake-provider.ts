@@ -16,6 +16,8 @@ export interface FakeProviderControl {
   readonly sent: Record<string, unknown>[];
   /** Params each native reload received. */
   readonly reloads: Record<string, unknown>[];
+  /** How each session was opened, in order (`new`, `load`). */
+  readonly opened: ('new' | 'load')[];
   /** Offer a native reload. */
   reload: boolean;
   /** Offer a reconnect before the next turn. */
@@ -43,6 +45,7 @@ export function installFakeProvider(
     runtimes: [],
     sent: [],
     reloads: [],
+    opened: [],
     reload: false,
     reconnect: false,
     closed: 0,
@@ -67,35 +70,40 @@ export function installFakeProvider(
     async (refresh) =>
       (await refresh.handle.reconnectBeforeNextTurn?.()) ? 'reconnect-before-turn' : undefined,
   );
-  const open = async (request: OpenRequest<FakeParams, undefined>) => {
-    if (control.agentScript) {
-      const agent = request.setup.spawn({
-        command: process.execPath,
-        args: ['-e', control.agentScript],
-      });
-      await agent.started;
-    }
-    if (control.failWith) throw control.failWith;
-    control.sent.push(request.params as Record<string, unknown>);
-    const session: LiveSession = {
-      providerSessionId: request.providerSessionId ?? `${name}-new`,
-      reload: async (params) => {
-        control.reloads.push(params);
-        return true;
-      },
-      reconnectBeforeNextTurn: async () => control.reconnect,
-      close: async () => {
-        control.closed += 1;
-      },
+  const open =
+    (operation: 'new' | 'load') => async (request: OpenRequest<FakeParams, undefined>) => {
+      if (control.agentScript) {
+        const agent = request.setup.spawn({
+          command: process.execPath,
+          args: ['-e', control.agentScript],
+        });
+        await agent.started;
+      }
+      if (control.failWith) throw control.failWith;
+      control.opened.push(operation);
+      control.sent.push(request.params as Record<string, unknown>);
+      const session: LiveSession = {
+        providerSessionId: request.providerSessionId ?? `${name}-new`,
+        reload: async (params) => {
+          control.reloads.push(params);
+          return true;
+        },
+        reconnectBeforeNextTurn: async () => control.reconnect,
+        // A turn that ends at once: enough for a session to count as having had one.
+        turn: async () => 'end_turn',
+        close: async () => {
+          control.closed += 1;
+        },
+      };
+      return session;
     };
-    return session;
-  };
   const provider: AgentProvider<string, undefined, FakeParams> = {
     name,
     flags,
+    permissions: { modes: ['ask', 'allow-connector'], toolNames: ['mcp__{server}__{tool}'] },
     bindingsIn: (params) => params.servers ?? [],
-    newSession: open,
-    loadSession: open,
+    newSession: open('new'),
+    loadSession: open('load'),
   };
   host.registerProvider(provider);
   return control;

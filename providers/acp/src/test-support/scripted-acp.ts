@@ -64,6 +64,8 @@ export function scriptedHost(
     cwd: dir,
     env: { PATH: process.env.PATH ?? '' },
     launch: { env: { ...script, ACP_SCRIPT_RECORD: record } },
+    // A scripted agent follows its script, not settings the daemon could check: its own rules.
+    permissions: 'agent' as const,
   };
   const lines = () =>
     existsSync(record)
