@@ -41,7 +41,29 @@ export interface ModelRequest {
 /** What the model answers. */
 export type ModelReply =
   | { readonly text: string }
-  | { readonly toolCall: { readonly name: string; readonly arguments: Record<string, unknown> } };
+  | { readonly toolCall: { readonly name: string; readonly arguments: Record<string, unknown> } }
+  /** The model API refuses the request: this HTTP status and the API's own error body. */
+  | { readonly httpError: number };
+
+/** A reply streamed as the model's answer. */
+type StreamedReply = Exclude<ModelReply, { readonly httpError: number }>;
+
+/** The error body each API answers an HTTP error with. */
+function errorBody(api: ModelApi, status: number): unknown {
+  const message = status === 401 ? 'invalid x-api-key' : 'The server had an error';
+  if (api === 'anthropic') {
+    const type = status === 401 ? 'authentication_error' : 'api_error';
+    return { type: 'error', error: { type, message } };
+  }
+  if (api === 'gemini') return { error: { code: status, message, status: 'UNAUTHENTICATED' } };
+  return {
+    error: {
+      message,
+      type: 'invalid_request_error',
+      code: status === 401 ? 'invalid_api_key' : null,
+    },
+  };
+}
 
 /** Decides the reply to one request. */
 export type ModelScript = (request: ModelRequest) => ModelReply | Promise<ModelReply>;
@@ -102,9 +124,13 @@ export async function startScriptedModel(initial?: ModelScript): Promise<Scripte
     if (api === 'gemini') {
       const schema = jsonSchemaOf(body);
       const reply = schema ? { text: JSON.stringify(smallest(schema)) } : await script(request);
+      if ('httpError' in reply)
+        return httpError(res, reply.httpError, errorBody(api, reply.httpError));
       return geminiReply(res, reply, path.includes(':streamGenerateContent'));
     }
     const reply = await script(request);
+    if ('httpError' in reply)
+      return httpError(res, reply.httpError, errorBody(api, reply.httpError));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (api === 'anthropic') anthropic(res, reply, ids);
     else if (api === 'responses') responses(res, reply, ids);
@@ -125,6 +151,11 @@ export async function startScriptedModel(initial?: ModelScript): Promise<Scripte
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function httpError(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
 }
 
 function json(res: ServerResponse, value: unknown): void {
@@ -265,7 +296,7 @@ function sse(res: ServerResponse, event: string | undefined, data: unknown): voi
   res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
 }
 
-function anthropic(res: ServerResponse, reply: ModelReply, id: number): void {
+function anthropic(res: ServerResponse, reply: StreamedReply, id: number): void {
   const usage = { input_tokens: 10, output_tokens: 5 };
   sse(res, 'message_start', {
     type: 'message_start',
@@ -313,7 +344,7 @@ function anthropic(res: ServerResponse, reply: ModelReply, id: number): void {
   sse(res, 'message_stop', { type: 'message_stop' });
 }
 
-function responses(res: ServerResponse, reply: ModelReply, id: number): void {
+function responses(res: ServerResponse, reply: StreamedReply, id: number): void {
   const response = { id: `resp_${id}`, object: 'response', status: 'in_progress', output: [] };
   sse(res, 'response.created', { type: 'response.created', response });
   let item: Record<string, unknown>;
@@ -373,7 +404,7 @@ function responses(res: ServerResponse, reply: ModelReply, id: number): void {
   });
 }
 
-function chat(res: ServerResponse, reply: ModelReply, id: number): void {
+function chat(res: ServerResponse, reply: StreamedReply, id: number): void {
   const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
     id: `chatcmpl-${id}`,
     object: 'chat.completion.chunk',

@@ -404,12 +404,12 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_SESSION_START_TIMEOUT: {
     message:
-      'The agent of provider "{provider}" did not finish starting agent session "{session}" within {ms} ms and was stopped.{stderr} Check the agent command and its log, or raise the agent timeout (tuttid --agent-timeout).',
+      'The agent of provider "{provider}" did not finish starting agent session "{session}" within {ms} ms and was stopped.{stderr} Check the agent command and its settings, or raise the agent timeout (tuttid --agent-timeout).',
     status: 504,
   },
   TUTTI_ERR_SESSION_START_FAILED: {
     message:
-      'Provider "{provider}" could not start agent session "{session}": {reason}.{stderr} Check the agent command and its log.',
+      'Provider "{provider}" could not start agent session "{session}": {reason}.{stderr} Check the agent command, its settings and its credentials (an agent\'s own settings and logs are in its user folder).',
     status: 502,
   },
   TUTTI_ERR_TURN_BUSY: {
@@ -417,12 +417,18 @@ export const ERROR_CODES = Object.freeze({
       'Agent session "{session}" is already running a turn: wait for its end event, or cancel it (POST /v1/sessions/{session}/turns/cancel).',
     status: 409,
   },
+  TUTTI_ERR_TURN_MODEL_FAILED: {
+    message:
+      'The model API of provider "{provider}" answered the agent with an error{status}: {reason}. Check the agent\'s model credentials and provider settings, then start another turn.',
+    status: 502,
+  },
   TUTTI_ERR_TURN_UNSUPPORTED: {
     message: 'Provider "{provider}" takes no turns through the daemon: drive the agent yourself.',
     status: 409,
   },
   TUTTI_ERR_TURN_FAILED: {
-    message: 'The turn of provider "{provider}" failed: {reason}. Check the agent\'s log.',
+    message:
+      'The turn of provider "{provider}" failed: {reason}. Start another turn; if it fails the same way, check the agent\'s model settings and credentials.',
     status: 502,
   },
   TUTTI_ERR_TURN_PERMISSION_TIMEOUT: {
@@ -451,7 +457,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_PROVIDER_AGENT_EXITED: {
     message:
-      'The agent of provider "{provider}" {what} during "{method}".{stderr} Check the agent command, its environment and its log.',
+      'The agent of provider "{provider}" {what} during "{method}".{stderr} Check the agent command, its environment and its settings.',
     status: 502,
   },
   TUTTI_ERR_PROVIDER_AGENT_MISBEHAVED: {
@@ -460,8 +466,12 @@ export const ERROR_CODES = Object.freeze({
     status: 502,
   },
   TUTTI_ERR_PROVIDER_REQUEST_FAILED: {
+    message: 'The agent of provider "{provider}" failed "{method}": {reason}.',
+    status: 502,
+  },
+  TUTTI_ERR_PROVIDER_AGENT_AUTH: {
     message:
-      'The agent of provider "{provider}" failed "{method}": {reason}. Check the agent\'s log.',
+      'The agent of provider "{provider}" needs a login or an API key ("{reason}"): {how}, then start the session again.',
     status: 502,
   },
   TUTTI_ERR_PROVIDER_BINDING_DROPPED: {

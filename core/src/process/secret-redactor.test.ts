@@ -45,4 +45,10 @@ describe('lastLines', () => {
     expect(lastLines('a\n\nb\nc\n', 2)).toEqual(['b', 'c']);
     expect(lastLines('x'.repeat(600), 1, 10)).toEqual([`${'x'.repeat(10)}…`]);
   });
+
+  it('drops terminal colours and cursor moves', () => {
+    expect(
+      lastLines('\u001b[31merror\u001b[0m: provider `missing` not found\n\u001b[2K\u001b[1Gdone'),
+    ).toEqual(['error: provider `missing` not found', 'done']);
+  });
 });

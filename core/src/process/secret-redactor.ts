@@ -69,12 +69,22 @@ export function createSecretRedactor(): SecretRedactor {
   };
 }
 
-/** The last `maxLines` non-empty lines of `text`, each cut to `maxLineLength` characters. */
+/** ANSI escape sequences (colours, cursor moves). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it matches
+const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
+/**
+ * The last `maxLines` non-empty lines of `text`, without terminal escapes, each cut to
+ * `maxLineLength` characters.
+ */
 export function lastLines(text: string, maxLines = 20, maxLineLength = 500): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trimEnd())
-    .filter((line) => line.length > 0)
-    .slice(-maxLines)
-    .map((line) => (line.length > maxLineLength ? `${line.slice(0, maxLineLength)}…` : line));
+  return (
+    text
+      .split(/\r?\n/)
+      // Terminal colours and cursor moves are noise in a message.
+      .map((line) => line.replace(ANSI_ESCAPE, '').trimEnd())
+      .filter((line) => line.length > 0)
+      .slice(-maxLines)
+      .map((line) => (line.length > maxLineLength ? `${line.slice(0, maxLineLength)}…` : line))
+  );
 }

@@ -66,7 +66,7 @@ describe('agent channel', () => {
     const fault = await channel.faulted;
     expect(fault).toMatchObject({ kind: 'exited', what: 'exited (exit code 5)' });
     expect(channel.errorFor('initialize').message).toBe(
-      'The agent of provider "test" exited (exit code 5) during "initialize". Its last stderr lines: [no model configured]. Check the agent command, its environment and its log.',
+      'The agent of provider "test" exited (exit code 5) during "initialize". Its last stderr lines: [no model configured]. Check the agent command, its environment and its settings.',
     );
   });
 

@@ -14,6 +14,46 @@ import {
 } from '@agentclientprotocol/sdk';
 import { type AgentChannel, isTuttiError, TuttiError } from '@tutti/core';
 
+/** ACP's JSON-RPC code for "authentication required". */
+const AUTH_REQUIRED = -32000;
+
+/**
+ * One line of what a JSON-RPC error says: its message, and the detail agents put in
+ * `data` (`message`, `details`: the real cause behind an "Internal error"), without a
+ * final period.
+ */
+export function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const data = (error as { data?: unknown }).data as Record<string, unknown> | undefined;
+  const detail = [data?.message, data?.details].find(
+    (value): value is string => typeof value === 'string' && value.trim() !== '',
+  );
+  const parts = [message, detail && !message.includes(detail) ? detail : undefined]
+    .filter((part): part is string => Boolean(part))
+    .map((part) => part.replace(/\s+/g, ' ').trim().replace(/[.\s]+$/, ''));
+  return parts.join(': ') || 'the agent answered with an error';
+}
+
+/**
+ * What to do about an agent that needs a login: the key variables its `env_var` auth
+ * methods name (in the error's data, else in its `initialize` answer).
+ */
+function authHint(error: unknown, announced: readonly unknown[]): string {
+  const data = (error as { data?: { authMethods?: unknown } }).data;
+  const methods = Array.isArray(data?.authMethods) ? data.authMethods : announced;
+  const vars = methods.flatMap((method) => {
+    const m = method as { type?: unknown; vars?: unknown };
+    if (m.type !== 'env_var' || !Array.isArray(m.vars)) return [];
+    return m.vars.flatMap((v) =>
+      typeof (v as { name?: unknown }).name === 'string' ? [(v as { name: string }).name] : [],
+    );
+  });
+  return vars.length > 0
+    ? `set ${vars.join(' or ')} in the session's "env"`
+    : `give it a key in the session's "env", or sign in with the agent itself`;
+}
+
+
 /** A notification from the agent (e.g. `session/update`). */
 export interface AcpNotification {
   readonly method: string;
@@ -76,20 +116,38 @@ export function connectAcp(provider: string, channel: AgentChannel): AcpConnecti
   const connection: ClientConnection = app.connect({ readable, writable });
   // Closing with an error rejects this promise; the channel already records why.
   connection.closed.catch(() => {});
+  /** The auth methods the agent announced in its `initialize` answer. */
+  let authMethods: readonly unknown[] = [];
   return {
     async request<T>(method: string, params: unknown, timeoutMs: number): Promise<T> {
       if (channel.fault) throw channel.errorFor(method);
       const signal = AbortSignal.timeout(timeoutMs);
       try {
-        return await connection.agent.request<T, unknown>(method, params, {
+        const result = await connection.agent.request<T, unknown>(method, params, {
           cancellationSignal: signal,
           stopWaitingOnCancel: true,
         });
+        const announced = (result as { authMethods?: unknown } | null)?.authMethods;
+        if (method === 'initialize' && Array.isArray(announced)) authMethods = announced;
+        return result;
       } catch (error) {
         if (channel.fault) throw channel.errorFor(method);
-        const reason = signal.aborted
-          ? `no answer within ${timeoutMs} ms`
-          : redact(error instanceof Error ? error.message : String(error));
+        if (signal.aborted) {
+          throw new TuttiError(
+            'TUTTI_ERR_PROVIDER_REQUEST_FAILED',
+            { provider, method, reason: `no answer within ${timeoutMs} ms` },
+            { cause: error },
+          );
+        }
+        const reason = redact(reasonOf(error));
+        // ACP's auth_required: the agent needs a login or a key before it opens a session.
+        if ((error as { code?: unknown }).code === AUTH_REQUIRED) {
+          throw new TuttiError(
+            'TUTTI_ERR_PROVIDER_AGENT_AUTH',
+            { provider, method, reason, how: authHint(error, authMethods) },
+            { cause: error },
+          );
+        }
         throw new TuttiError(
           'TUTTI_ERR_PROVIDER_REQUEST_FAILED',
           { provider, method, reason },

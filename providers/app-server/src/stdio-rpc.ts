@@ -84,10 +84,9 @@ export class StdioRpc {
       return (await this.peer.timeout(timeout).request(method, params as object)) as T;
     } catch (error) {
       if (this.channel.fault) throw this.channel.errorFor(method);
+      const message = oneLine((error as Error).message);
       const reason =
-        error instanceof JSONRPCErrorException
-          ? `${error.message} (code ${error.code})`
-          : (error as Error).message;
+        error instanceof JSONRPCErrorException ? `${message} (code ${error.code})` : message;
       throw new TuttiError(
         'TUTTI_ERR_PROVIDER_REQUEST_FAILED',
         { provider: this.options.provider, method, reason },
@@ -130,4 +129,16 @@ export class StdioRpc {
       // An answer that cannot be sent: the channel records why (the agent's fault).
     });
   }
+}
+
+/** A message as one line without terminal escapes or a final period. */
+function oneLine(message: string): string {
+  return (
+    message
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it matches
+      .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[.\s]+$/, '')
+  );
 }

@@ -123,6 +123,8 @@ export class ClaudeTurns {
       return;
     }
     if (message.type === 'assistant') {
+      // An error Claude Code reports as an assistant message is the turn's error, not text.
+      if ((message as { error?: unknown }).error !== undefined) return;
       for (const block of message.message.content as {
         type: string;
         id?: string;
@@ -161,7 +163,30 @@ export class ClaudeTurns {
       return;
     }
     if (message.type === 'result') {
-      const result = message as { subtype: string; stop_reason?: string | null; errors?: string[] };
+      const result = message as {
+        subtype: string;
+        stop_reason?: string | null;
+        errors?: string[];
+        is_error?: boolean;
+        result?: string;
+        api_error_status?: number | null;
+        terminal_reason?: string;
+      };
+      if (result.is_error && result.subtype === 'success' && !turn.cancelled) {
+        const reason = (result.result ?? result.errors?.join('; ') ?? result.subtype)
+          .replace(/\s+/g, ' ')
+          .replace(/[.\s]+$/, '');
+        turn.reject(
+          result.terminal_reason === 'api_error' || typeof result.api_error_status === 'number'
+            ? new TuttiError('TUTTI_ERR_TURN_MODEL_FAILED', {
+                provider: PROVIDER,
+                status: result.api_error_status ? ` (HTTP ${result.api_error_status})` : '',
+                reason,
+              })
+            : new TuttiError('TUTTI_ERR_TURN_FAILED', { provider: PROVIDER, reason }),
+        );
+        return;
+      }
       if (result.subtype === 'success') {
         turn.resolve(
           result.stop_reason === 'max_tokens'
