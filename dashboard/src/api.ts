@@ -1,7 +1,9 @@
 /**
- * Calls to the daemon's dashboard API (`/dashboard/api/*`), authorized by the HttpOnly
- * session cookie the browser sends by itself: the page never sees a token.
+ * Calls to the daemon's dashboard API (`/dashboard/api/*`), each with this tab's session
+ * token in `Authorization` (see credential.ts); no cookie is sent or set. Also the login
+ * (a one-time code traded for a token) and the logout.
  */
+import { forgetSessionToken, keepSessionToken, sessionToken } from './credential';
 
 /** An error answer of the daemon: its code and message. */
 export class ApiError extends Error {
@@ -21,12 +23,27 @@ export function whenSignedOut(listener: () => void): void {
   onSignedOut = listener;
 }
 
-/** `method /dashboard/api<path>` with an optional JSON body; its JSON answer. */
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`/dashboard/api${path}`, {
+/** Tells the page its session is gone: the token is forgotten. */
+export function signedOut(): void {
+  forgetSessionToken();
+  onSignedOut();
+}
+
+/** The headers that carry this tab's session. */
+export function authorization(): Record<string, string> {
+  const token = sessionToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** `method path` (of the daemon) with an optional JSON body; its JSON answer. */
+async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
     method,
-    credentials: 'same-origin',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    credentials: 'omit',
+    headers: {
+      ...authorization(),
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   const answer = (await response.json().catch(() => ({}))) as {
@@ -37,13 +54,29 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
     code: 'HTTP',
     message: `The daemon answered ${response.status}.`,
   };
-  if (error.code === 'TUTTI_ERR_DASHBOARD_SIGNED_OUT') onSignedOut();
   throw new ApiError(response.status, error.code, error.message);
 }
 
-/** Ends the dashboard session (the cookie is cleared by the answer). */
+/** `method /dashboard/api<path>` with an optional JSON body; its JSON answer. */
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  try {
+    return await send<T>(method, `/dashboard/api${path}`, body);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'TUTTI_ERR_DASHBOARD_SIGNED_OUT') signedOut();
+    throw error;
+  }
+}
+
+/** Trades a one-time login code for this tab's session; throws the daemon's error. */
+export async function login(code: string): Promise<void> {
+  const { token } = await send<{ token: string }>('POST', '/dashboard/login', { code });
+  keepSessionToken(token);
+}
+
+/** Ends the dashboard session, at the daemon and in this tab. */
 export async function logout(): Promise<void> {
-  await fetch('/dashboard/logout', { method: 'POST', credentials: 'same-origin' });
+  await send('POST', '/dashboard/logout').catch(() => undefined);
+  forgetSessionToken();
 }
 
 /** Shapes the page reads (see docs/control-api.md; optional fields may be absent). */

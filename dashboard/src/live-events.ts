@@ -1,8 +1,11 @@
 /**
  * The daemon's event stream (`/dashboard/api/events`, server-sent events) read with fetch,
- * so every event type arrives, known or new. After a drop it reconnects with `?since=` the
- * last id it saw, so nothing the daemon still keeps is missed.
+ * which, unlike EventSource, can send the session token in a header; so every event type
+ * arrives, known or new. After a drop it reconnects with `?since=` the last id it saw, so
+ * nothing the daemon still keeps is missed. The daemon ends the stream with `event: ended`
+ * when the session ends (logout, expiry, revocation): then the page is signed out.
  */
+import { authorization, signedOut } from './api';
 
 /** One event as the daemon sends it: `id`, `type` and the type's fields. */
 export interface LiveEvent {
@@ -11,6 +14,9 @@ export interface LiveEvent {
   readonly at?: string;
   readonly [field: string]: unknown;
 }
+
+/** What one block of the stream was: an event, the session's end, or neither. */
+type Block = LiveEvent | 'ended' | undefined;
 
 /** Reads events until `signal` aborts; `onState` says whether the stream is connected. */
 export async function followEvents(
@@ -22,11 +28,13 @@ export async function followEvents(
   while (!signal.aborted) {
     try {
       const response = await fetch(`/dashboard/api/events?since=${since}`, {
-        credentials: 'same-origin',
+        credentials: 'omit',
+        headers: authorization(),
         signal,
       });
       if (response.status === 401 || response.status === 403) {
         onState(false);
+        signedOut();
         return;
       }
       if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
@@ -39,11 +47,16 @@ export async function followEvents(
         buffer += value;
         let end = buffer.indexOf('\n\n');
         while (end >= 0) {
-          const event = parseBlock(buffer.slice(0, end));
+          const block = parseBlock(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          if (event) {
-            since = Math.max(since, event.id);
-            onEvent(event);
+          if (block === 'ended') {
+            onState(false);
+            signedOut();
+            return;
+          }
+          if (block) {
+            since = Math.max(since, block.id);
+            onEvent(block);
           }
           end = buffer.indexOf('\n\n');
         }
@@ -56,9 +69,10 @@ export async function followEvents(
   }
 }
 
-function parseBlock(block: string): LiveEvent | undefined {
+function parseBlock(block: string): Block {
   let data = '';
   for (const line of block.split('\n')) {
+    if (line === 'event: ended') return 'ended';
     if (line.startsWith('data:')) data += line.slice(5).trim();
   }
   if (!data) return undefined;

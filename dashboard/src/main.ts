@@ -1,18 +1,20 @@
 /**
- * The dashboard page: signs in by the cookie the login link set, shows one view at a time
- * (connectors, one connector's tools, sessions, live events) and keeps every view current
- * from the daemon's event stream, without a reload.
+ * The dashboard page: signs in with the one-time code of the login link (credential.ts),
+ * shows one view at a time (connectors, one connector's tools, sessions, live events) and
+ * keeps every view current from the daemon's event stream, without a reload.
  */
 import {
   ApiError,
   type Connector,
   call,
+  login,
   logout,
   type Session,
   type Tool,
   whenSignedOut,
 } from './api';
 import { connectorsView } from './connectors-view';
+import { sessionToken, takeLoginCode } from './credential';
 import { h } from './dom';
 import { eventsView } from './events-view';
 import { type LiveEvent, followEvents } from './live-events';
@@ -21,6 +23,9 @@ import { toolsView } from './tools-view';
 import './style.css';
 
 type View = 'connectors' | 'sessions' | 'events' | { tools: string };
+
+// The login code leaves the address bar and the tab's history before anything else runs.
+const loginCode = takeLoginCode();
 
 /** Events kept on the page. */
 const KEPT_EVENTS = 200;
@@ -40,7 +45,7 @@ const state = {
   toolsVersion: 0,
   events: [] as LiveEvent[],
   connected: false,
-  signedIn: true,
+  signedIn: false,
 };
 const stream = new AbortController();
 
@@ -54,10 +59,8 @@ const host = {
 };
 const connectors = connectorsView(host);
 
-function signedOut(): void {
-  if (!state.signedIn) return;
-  state.signedIn = false;
-  stream.abort();
+/** Shows `title`, why, and how to get a new login link; hides the views. */
+function showSignedOut(title: string, why?: string): void {
   nav.hidden = true;
   logoutButton.hidden = true;
   host.say('');
@@ -65,7 +68,8 @@ function signedOut(): void {
     h(
       'section',
       { 'aria-labelledby': 'signed-out-title' },
-      h('h2', { id: 'signed-out-title' }, 'Signed out'),
+      h('h2', { id: 'signed-out-title' }, title),
+      why ? h('p', { class: 'error' }, why) : null,
       h(
         'p',
         {},
@@ -76,6 +80,13 @@ function signedOut(): void {
       ),
     ),
   );
+}
+
+function signedOut(): void {
+  if (!state.signedIn) return;
+  state.signedIn = false;
+  stream.abort();
+  showSignedOut('Signed out');
 }
 whenSignedOut(signedOut);
 
@@ -167,25 +178,48 @@ logoutButton.addEventListener('click', async () => {
   signedOut();
 });
 
-nav.hidden = false;
-logoutButton.hidden = false;
-render();
-scheduleRefresh();
-void followEvents(
-  (event) => {
-    state.events = [...state.events, event].slice(-KEPT_EVENTS);
-    if (state.view === 'events') render();
-    scheduleRefresh();
-  },
-  (connected) => {
-    state.connected = connected;
-    if (state.view === 'events') render();
-    // Connected again after a drop: what changed meanwhile may have no event left; a
-    // stream that ended may mean the session did (the refresh finds out).
-    scheduleRefresh();
-  },
-  stream.signal,
-);
+/** Signs in (with the link's code, else the tab's session), then shows and follows. */
+async function start(): Promise<void> {
+  if (loginCode !== undefined) {
+    try {
+      await login(loginCode);
+    } catch (error) {
+      const why = error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
+      showSignedOut('Login link not valid', why);
+      return;
+    }
+  }
+  if (!sessionToken()) {
+    showSignedOut('Signed out');
+    return;
+  }
+  state.signedIn = true;
+  nav.hidden = false;
+  logoutButton.hidden = false;
+  render();
+  scheduleRefresh();
+  void followEvents(
+    (event) => {
+      state.events = [...state.events, event].slice(-KEPT_EVENTS);
+      if (state.view === 'events') render();
+      scheduleRefresh();
+    },
+    (connected) => {
+      state.connected = connected;
+      if (state.view === 'events') render();
+      // Connected again after a drop: what changed meanwhile may have no event left.
+      if (connected) scheduleRefresh();
+    },
+    stream.signal,
+  );
+}
+
+void start();
+// A login link opened in this tab while it shows the page changes only the fragment, which
+// loads nothing: load the page again to sign in with it.
+window.addEventListener('hashchange', () => {
+  if (location.hash.startsWith('#login=')) location.reload();
+});
 // What has no event (an agent's tools/list, new stderr lines) shows within a few seconds.
 setInterval(() => {
   if (state.signedIn && !document.hidden) scheduleRefresh();

@@ -4,7 +4,9 @@
  * every 15 s. `?since=<id>` (or a `Last-Event-ID` header) first replays the recent events
  * after that one, so a host that reconnects, or connects right after a start, misses
  * nothing the hub still keeps. A reader that cannot keep up is dropped by the hub with an
- * `event: dropped` that says why; it never slows the daemon.
+ * `event: dropped` that says why; it never slows the daemon. A stream given an `until`
+ * signal (the dashboard's, whose login may end) ends when it aborts, with a last
+ * `event: ended` whose data holds the signal's reason.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventHub, TuttiEvent } from '../events/index.js';
@@ -16,8 +18,16 @@ export function registerEventsEndpoint(app: FastifyInstance, hub: EventHub): voi
   app.get('/v1/events', (request, reply) => streamEvents(hub, request, reply));
 }
 
-/** Answers `request` with the hub's event stream (also the dashboard's, behind its cookie). */
-export function streamEvents(hub: EventHub, request: FastifyRequest, reply: FastifyReply): void {
+/**
+ * Answers `request` with the hub's event stream (also the dashboard's, behind its login),
+ * until the client goes, the hub drops it, or `until` aborts.
+ */
+export function streamEvents(
+  hub: EventHub,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  until?: AbortSignal,
+): void {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -38,6 +48,7 @@ export function streamEvents(hub: EventHub, request: FastifyRequest, reply: Fast
   const finish = () => {
     ended = true;
     clearInterval(keepAlive);
+    until?.removeEventListener('abort', stop);
   };
   const unsubscribe = hub.subscribe({
     write: (event: TuttiEvent) =>
@@ -52,6 +63,14 @@ export function streamEvents(hub: EventHub, request: FastifyRequest, reply: Fast
       res.end();
     },
   });
+  function stop(): void {
+    if (ended) return;
+    res.write(`event: ended\ndata: ${JSON.stringify({ reason: String(until?.reason) })}\n\n`);
+    // The hub then ends the sink, which ends the response.
+    unsubscribe();
+  }
+  if (until?.aborted) stop();
+  else until?.addEventListener('abort', stop, { once: true });
   request.raw.once('close', () => {
     finish();
     unsubscribe();

@@ -1,5 +1,5 @@
+/** One-time login codes of the dashboard: issued once, redeemed once, for 5 minutes. */
 import { describe, expect, it } from 'vitest';
-import { createCookieSessions } from './cookie-sessions.js';
 import { createLoginCodes, LOGIN_CODE_TTL_MS } from './login-codes.js';
 
 describe('dashboard login codes', () => {
@@ -36,34 +36,5 @@ describe('dashboard login codes', () => {
     const issued = new Set(Array.from({ length: 8 }, () => codes.issue().code));
     expect(issued.size).toBe(8);
     for (const code of issued) expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  });
-});
-
-describe('dashboard cookie sessions', () => {
-  it('names the cookie after the port and sets it HttpOnly and SameSite=Strict', () => {
-    const sessions = createCookieSessions(() => 4100);
-    const set = sessions.start();
-    expect(set).toMatch(
-      /^tutti_dashboard_4100=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/,
-    );
-    const cookie = set.split(';')[0]!;
-    expect(sessions.verify(`other=1; ${cookie}`)).toBe(true);
-    expect(createCookieSessions(() => 4101).verify(cookie)).toBe(false);
-  });
-
-  it('ends a session on end and after twelve hours', () => {
-    let now = 0;
-    const sessions = createCookieSessions(
-      () => 1,
-      () => now,
-    );
-    const first = sessions.start().split(';')[0]!;
-    const second = sessions.start().split(';')[0]!;
-    expect(sessions.end(first)).toMatch(/Max-Age=0$/);
-    expect(sessions.verify(first)).toBe(false);
-    expect(sessions.verify(second)).toBe(true);
-    now = 12 * 60 * 60_000;
-    expect(sessions.verify(second)).toBe(false);
-    expect(sessions.verify(undefined)).toBe(false);
   });
 });

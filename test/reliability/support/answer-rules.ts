@@ -102,7 +102,7 @@ export function controlAnswerProblem(
 
 /**
  * The dashboard's page (`/`, `/assets/*`) is public on the control port: it holds no
- * token, and everything it shows comes from the cookie-authorized API. So a GET or HEAD of
+ * token, and everything it shows comes from the API its session token opens. So a GET or HEAD of
  * it may answer 200 without the control token (or 503 when the page is not built, 404 for
  * an asset that does not exist), but never with the control token in it.
  */

@@ -1,0 +1,120 @@
+/**
+ * `/dashboard/api/*`, behind the session guard: each call is passed to the control
+ * endpoint of the same name in-process, with the daemon's own control token (which never
+ * leaves the daemon), so answers and errors are the control API's; plus the tool list and
+ * the event stream, which ends when the session that opened it does.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { streamEvents } from '../daemon/events-endpoint.js';
+import { TuttiError } from '../errors/index.js';
+import type { EventHub } from '../events/index.js';
+import type { ConnectorMCPRegistry } from '../registry/index.js';
+import type { ConnectorRuntime } from '../runtime/index.js';
+import { HEADERS, refuse } from './answers.js';
+import type { SessionGuard } from './session-guard.js';
+
+/** What the API reads and acts through. */
+export interface ApiContext {
+  readonly controlToken: string;
+  /** The control port (known after listen). */
+  readonly port: () => number;
+  readonly registry: Pick<ConnectorMCPRegistry, 'snapshot'>;
+  readonly runtime: Pick<ConnectorRuntime, 'events'>;
+  readonly events: EventHub;
+}
+
+/** Runtime events kept per connector in the connectors view. */
+const RECENT_EVENTS = 5;
+
+/** Adds the API routes to `app`, each behind `guard`; `config` marks them as the dashboard's. */
+export function registerApiRoutes(
+  app: FastifyInstance,
+  ctx: ApiContext,
+  guard: SessionGuard,
+  config: object,
+): void {
+  /** Asks the control API `method url`, as the daemon's own client. */
+  const ask = (method: HTTPMethods, url: string, body?: unknown) =>
+    app.inject({
+      method,
+      url,
+      headers: {
+        host: `127.0.0.1:${ctx.port()}`,
+        authorization: `Bearer ${ctx.controlToken}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { payload: JSON.stringify(body) }),
+    });
+  /** Answers with the control API's answer to `method url`. */
+  const forward = async (reply: FastifyReply, method: HTTPMethods, url: string, body?: unknown) => {
+    const answer = await ask(method, url, body);
+    return reply.code(answer.statusCode).headers(HEADERS).send(answer.json());
+  };
+  const api = (
+    method: HTTPMethods,
+    path: string,
+    handler: (request: FastifyRequest, reply: FastifyReply) => unknown,
+  ) =>
+    app.route({
+      method,
+      url: `/dashboard/api${path}`,
+      config,
+      onRequest: guard.onRequest,
+      handler,
+    });
+  const param = (request: FastifyRequest, name: string) =>
+    encodeURIComponent((request.params as Record<string, string>)[name] ?? '');
+
+  api('GET', '/connectors', async (_request, reply) => {
+    const answer = await ask('GET', '/v1/connectors');
+    if (answer.statusCode !== 200)
+      return reply.code(answer.statusCode).headers(HEADERS).send(answer.json());
+    const { connectors } = answer.json() as { connectors: { key: string }[] };
+    const recent = ctx.runtime.events();
+    return reply.headers(HEADERS).send({
+      connectors: connectors.map((connector) => ({
+        ...connector,
+        recentEvents: recent.filter((event) => event.key === connector.key).slice(-RECENT_EVENTS),
+      })),
+    });
+  });
+  api('GET', '/tools', async (_request, reply) => {
+    const { version, tools } = ctx.registry.snapshot();
+    return reply.headers(HEADERS).send({
+      version,
+      tools: tools.map(({ name, description }) => ({ name, description: description ?? '' })),
+    });
+  });
+  api('GET', '/sessions', async (_request, reply) => {
+    const answer = await ask('GET', '/v1/sessions');
+    return reply
+      .code(answer.statusCode)
+      .headers(HEADERS)
+      .send({ ...(answer.json() as object), toolsVersion: ctx.registry.snapshot().version });
+  });
+  api('GET', '/events', (request, reply) => {
+    const session = guard.sessionOf(request);
+    if (!session) return refuse(reply, new TuttiError('TUTTI_ERR_DASHBOARD_SIGNED_OUT'));
+    return streamEvents(ctx.events, request, reply, session.ended);
+  });
+  api('POST', '/connectors/install', (request, reply) =>
+    forward(reply, 'POST', '/v1/connectors/install', request.body ?? {}),
+  );
+  api('DELETE', '/connectors/:key', (request, reply) =>
+    forward(reply, 'DELETE', `/v1/connectors/${param(request, 'key')}`),
+  );
+  api('PUT', '/connectors/:key/credentials', (request, reply) =>
+    forward(
+      reply,
+      'PUT',
+      `/v1/connectors/${param(request, 'key')}/credentials`,
+      request.body ?? {},
+    ),
+  );
+  api('DELETE', '/connectors/:key/credentials', (request, reply) =>
+    forward(reply, 'DELETE', `/v1/connectors/${param(request, 'key')}/credentials`),
+  );
+  api('DELETE', '/sessions/:id', (request, reply) =>
+    forward(reply, 'DELETE', `/v1/sessions/${param(request, 'id')}`),
+  );
+}
