@@ -114,6 +114,7 @@ export interface Session {
   readonly workspaceId: string;
   readonly provider: string;
   readonly mode: string;
+  readonly permissions: string;
   readonly status: string;
   readonly connector: string;
   readonly lastRefresh?: { version: number; strategy?: string; error?: string };

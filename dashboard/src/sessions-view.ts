@@ -1,7 +1,8 @@
 /**
  * The agent sessions view: provider, mode, status, whether the agent got the connector
  * binding, the strategy of the last refresh, whether the agent re-listed the tools since
- * the last change, why it ended; each open session can be closed.
+ * the last change, what its tools may do unasked, why it ended; each open session can be
+ * closed, and one that needs a restart restarted.
  */
 import { call, type Session } from './api';
 import { act } from './connectors-view';
@@ -61,6 +62,7 @@ export function sessionsView(
             'Session',
             'Provider',
             'Mode',
+            'Permissions',
             'Status',
             'Connector',
             'Last refresh',
@@ -80,8 +82,9 @@ export function sessionsView(
             h('td', {}, h('code', {}, session.id), h('br'), h('small', {}, session.workspaceId)),
             h('td', {}, session.provider),
             h('td', {}, session.mode),
+            h('td', { class: 'permissions' }, session.permissions),
             h('td', {}, session.status),
-            h('td', {}, session.connector),
+            h('td', { class: 'connector' }, session.connector),
             h('td', { class: 'refresh' }, refreshOf(session)),
             h(
               'td',
@@ -93,6 +96,24 @@ export function sessionsView(
             h(
               'td',
               {},
+              session.status === 'needs-restart'
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      'aria-label': `Restart session ${session.id}`,
+                      onclick: () =>
+                        act(host, `Restarting session ${session.id}`, async () => {
+                          const answer = await call<{ restartedAs?: string }>(
+                            'POST',
+                            `/sessions/${encodeURIComponent(session.id)}/restart`,
+                          );
+                          return `Restarted session ${session.id} (${answer.restartedAs ?? 'started'}).`;
+                        }),
+                    },
+                    'Restart',
+                  )
+                : '',
               session.status === 'exited'
                 ? ''
                 : h(

@@ -251,7 +251,8 @@ describe('the dashboard in a browser', () => {
     const session = page.locator(`#sessions tr[data-session="${id}"]`);
     await session.waitFor(WAIT);
     await expect.poll(() => session.locator('.relisted').textContent(), WAIT).toMatch(/^yes/);
-    expect(await session.locator('td').nth(4).textContent()).toBe('bound');
+    expect(await session.locator('.connector').textContent()).toBe('bound');
+    expect(await session.locator('.permissions').textContent()).toBe('ask');
 
     // A tool change: the echo connector goes away.
     expect((await daemon.control('DELETE', '/v1/connectors/echo')).status).toBe(200);

@@ -114,6 +114,9 @@ export function registerApiRoutes(
   api('DELETE', '/connectors/:key/credentials', (request, reply) =>
     forward(reply, 'DELETE', `/v1/connectors/${param(request, 'key')}/credentials`),
   );
+  api('POST', '/sessions/:id/restart', (request, reply) =>
+    forward(reply, 'POST', `/v1/sessions/${param(request, 'id')}/restart`),
+  );
   api('DELETE', '/sessions/:id', (request, reply) =>
     forward(reply, 'DELETE', `/v1/sessions/${param(request, 'id')}`),
   );
