@@ -55,6 +55,7 @@ describe('agent and upstream environments under tuttid', () => {
     const record = join(agents.agentEnv.root, 'env.jsonl');
     const info = await agents.startSession({
       provider: 'acp',
+      permissions: 'agent',
       workspaceId: 'ws-env',
       cwd: agents.agentEnv.cwd,
       env: { SOME_DAEMON_SETTING: 'from-the-request' },

@@ -82,6 +82,7 @@ describe('agent faults through tuttid', () => {
     const record = join(agents.agentEnv.root, 'healthy.jsonl');
     await agents.startSession({
       provider: 'acp',
+      permissions: 'agent',
       workspaceId: 'ws-healthy',
       cwd: agents.agentEnv.cwd,
       env: agents.env,
@@ -132,6 +133,7 @@ describe('agent faults through tuttid', () => {
         const record = join(agents.agentEnv.root, `${kind}-${fault}.pids`);
         const answer = await agents.daemon.control('POST', '/v1/sessions', {
           provider: target.provider,
+          permissions: 'agent',
           workspaceId: `ws-${kind}-${fault}`,
           cwd: agents.agentEnv.cwd,
           env: { ...agents.env, FAULT: fault, FAULT_RECORD: record },
@@ -164,6 +166,7 @@ describe('agent faults through tuttid', () => {
     it('lists a session whose agent ended later as exited, with its exit code and last stderr lines', async () => {
       const answer = await agents.daemon.control('POST', '/v1/sessions', {
         provider: target.provider,
+        permissions: 'agent',
         workspaceId: `ws-${kind}-later`,
         cwd: agents.agentEnv.cwd,
         env: { ...agents.env, FAULT: 'exit-later' },
@@ -194,6 +197,7 @@ describe('agent faults through tuttid', () => {
       const record = join(agents.agentEnv.root, `${kind}-${fault}.pids`);
       const answer = await agents.daemon.control('POST', '/v1/sessions', {
         provider: target.provider,
+        permissions: 'agent',
         workspaceId: `ws-${kind}-${fault}`,
         cwd: agents.agentEnv.cwd,
         env: { ...agents.env, FAULT: fault, FAULT_RECORD: record },

@@ -50,6 +50,7 @@ describe('agent process groups under tuttid', () => {
     const record = join(daemon.agentEnv.root, `${name}.jsonl`);
     const info = await daemon.startSession({
       provider: 'acp',
+      permissions: 'agent',
       workspaceId: `ws-${name}`,
       cwd: daemon.agentEnv.cwd,
       env: daemon.env,

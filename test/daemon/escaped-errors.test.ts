@@ -45,6 +45,7 @@ describe('errors that escape a session', () => {
     agents = await startAgentDaemon({ plugins: { 'leaky-provider.mjs': LEAKY_PLUGIN } });
     const healthy = await agents.startSession({
       provider: 'acp',
+      permissions: 'agent',
       workspaceId: 'ws-healthy',
       cwd: agents.agentEnv.cwd,
       env: agents.env,
@@ -52,6 +53,7 @@ describe('errors that escape a session', () => {
     });
     const leaky = await agents.startSession({
       provider: 'leaky',
+      permissions: 'agent',
       workspaceId: 'ws-leaky',
       cwd: agents.agentEnv.cwd,
       env: agents.env,

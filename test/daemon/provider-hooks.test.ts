@@ -168,6 +168,7 @@ describe('provider hooks with the real agents', () => {
       join(NODE_BIN_DIR, 'claude-agent-acp'),
     );
     const info = await bound('acp', {
+      permissions: 'agent',
       launch: {
         command: tap.command,
         env: { IS_SANDBOX: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },

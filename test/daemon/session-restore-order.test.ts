@@ -15,7 +15,9 @@ import { cleanUp, writeRelease } from '@tutti/core/testing';
 import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
 import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
 import { writeStdinTap } from '../support/agent-stdin-tap.js';
+import { runTurn, turnAgents } from '../support/agent-turns.js';
 import { openEvents } from '../support/event-stream.js';
+import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
 import {
   attachTuttid,
   launchTuttid,
@@ -25,11 +27,14 @@ import {
 } from '../support/tuttid.js';
 
 let agents: AgentDaemon | undefined;
+let model: ScriptedModel | undefined;
 const dirs: string[] = [];
 
 afterEach(async () => {
   await agents?.dispose();
   agents = undefined;
+  await model?.close();
+  model = undefined;
   await cleanUp();
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
@@ -40,19 +45,29 @@ async function resumesIn(recorded: string): Promise<number> {
   return (text.match(/"method":"session\/(resume|load)"/g) ?? []).length;
 }
 
-/** Starts an opencode session behind a stdin tap on `agents`' daemon. */
+/**
+ * Starts an opencode session behind a stdin tap on `agents`' daemon, and takes a turn, so
+ * the next daemon resumes it (one that had no turn starts afresh).
+ */
 async function tappedSession(
   daemon: AgentDaemon,
 ): Promise<{ info: AgentSessionInfo; recorded: string }> {
+  model ??= await startScriptedModel();
+  const { opencode } = await turnAgents(daemon, model);
   const tap = await writeStdinTap(daemon.agentEnv.root, 'opencode', join(NODE_BIN_DIR, 'opencode'));
   const info = await daemon.startSession({
     provider: 'opencode',
     workspaceId: 'ws-restore-order',
     cwd: daemon.agentEnv.cwd,
-    env: daemon.env,
+    env: opencode.env,
     launch: { command: tap.command, args: ['acp'] },
   });
   expect(info).toMatchObject({ status: 'ready', connector: 'bound' });
+  const turn = await runTurn(daemon, info.id, 'Hello.');
+  expect(turn.events.at(-1), JSON.stringify(turn.events)).toEqual({
+    type: 'end',
+    stopReason: 'end_turn',
+  });
   return { info, recorded: tap.recorded };
 }
 
