@@ -13,7 +13,13 @@ import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Daemon, isTuttiError, startDaemon, TuttiError } from '@tutti/core';
+import {
+  type ConnectorStatus,
+  type Daemon,
+  isTuttiError,
+  startDaemon,
+  TuttiError,
+} from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
 import { installExitHandlers, shQuote } from '@tutti/core/internal';
 import { pino } from 'pino';
@@ -215,8 +221,10 @@ export function tuttiCommand(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** One line per connector: its state, what it serves, its CLI command. */
-function connectorLines(daemon: Daemon): string[] {
-  const statuses = daemon.runtime.status();
+function connectorLines(
+  daemon: Daemon,
+  statuses: readonly ConnectorStatus[] = daemon.runtime.status(),
+): string[] {
   if (statuses.length === 0) {
     return [
       '  connectors  none installed: install one through the control API,',
@@ -253,8 +261,8 @@ function banner(daemon: Daemon): string {
 }
 
 /** The connectors' states as the JSON lines carry them. */
-function connectorStates(daemon: Daemon) {
-  return daemon.runtime.status().map(({ key, state, toolCount }) => ({ key, state, toolCount }));
+function connectorStates(statuses: readonly ConnectorStatus[]) {
+  return statuses.map(({ key, state, toolCount }) => ({ key, state, toolCount }));
 }
 
 /**
@@ -293,20 +301,20 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
       controlUrl: daemon.info.controlUrl,
       mcpUrl: daemon.mcpUrl,
       dashboardLogin: daemon.dashboard.loginLink().url,
-      connectors: connectorStates(daemon),
+      connectors: connectorStates(daemon.runtime.status()),
       plugins: daemon.plugins.map(({ name, status }) => ({ name, status })),
     };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
   } else {
     process.stdout.write(banner(daemon));
   }
-  // Connectors come up after ready; once each made its first attempt, say where they stand.
-  void daemon.settled.then(() => {
-    if (!daemon.runtime.status().length && !args.json) return;
+  // Connectors come up after ready; once each made its first attempt, say where it got.
+  void daemon.settled.then((statuses) => {
+    if (!statuses.length && !args.json) return;
     process.stdout.write(
       args.json
-        ? `${JSON.stringify({ event: 'settled', connectors: connectorStates(daemon) })}\n`
-        : `connectors settled:\n${connectorLines(daemon).join('\n')}\n`,
+        ? `${JSON.stringify({ event: 'settled', connectors: connectorStates(statuses) })}\n`
+        : `connectors settled:\n${connectorLines(daemon, statuses).join('\n')}\n`,
     );
   });
   return daemon;

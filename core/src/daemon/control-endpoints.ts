@@ -1,19 +1,16 @@
 /**
  * Endpoints of the control API (documented in docs/control-api.md): connectors, their
  * credentials, the registry debug view and metrics (sessions: `session-endpoints.ts`).
- * Every change to the store is followed by a reconcile of that one connector, so a 2xx
- * answer means the runtime already acted on it, and a slow upstream of another connector
- * holds up nothing.
+ * Every change is the store's, then a reconcile of that one connector, whose outcome is
+ * the answer: a 2xx means the runtime already acted on it, and a slow upstream of another
+ * connector holds up nothing.
  */
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TuttiError } from '../errors/index.js';
-import { discoverSkills } from '../skills/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
-import type { ConnectorCatalog } from '../catalog/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
-import type { EventHub } from '../events/index.js';
 import type { ConnectorStore } from '../store/index.js';
 import { parseBody } from './control-app.js';
 import type { Metrics } from './metrics.js';
@@ -22,17 +19,8 @@ import type { Metrics } from './metrics.js';
 export interface ControlContext {
   readonly store: ConnectorStore;
   readonly registry: ConnectorMCPRegistry;
-  readonly catalog: ConnectorCatalog;
   readonly runtime: ConnectorRuntime;
-  readonly events: EventHub;
   readonly metrics: Metrics;
-  /** Reconciles `keys` (default: all) and refreshes the metrics. */
-  reconcile(keys?: readonly string[]): Promise<void>;
-  /**
-   * Removes the releases nothing uses any more (no installed connector, no rollback, no
-   * upstream still running from it); never fails.
-   */
-  collectReleases(): Promise<void>;
 }
 
 const installBody = z.object({ path: z.string().min(1).refine(isAbsolute, 'must be absolute') });
@@ -43,8 +31,9 @@ function keyParam(params: unknown): string {
 
 /** Adds every endpoint to `app`. */
 export function registerControlEndpoints(app: FastifyInstance, ctx: ControlContext): void {
-  const { store, runtime, events } = ctx;
-  const statusOf = (key: string) => runtime.status().find((status) => status.key === key) ?? null;
+  const { store, runtime } = ctx;
+  /** Reconciles `key` alone and answers its outcome. */
+  const reconcile = async (key: string) => (await runtime.reconcile([key]))[0]!;
 
   app.get('/v1/connectors', async () => {
     const statuses = new Map(runtime.status().map((status) => [status.key, status]));
@@ -68,26 +57,15 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
 
   app.post('/v1/connectors/install', async (request) => {
     const { path } = parseBody(installBody, request.body);
-    const before = new Set(store.installed().map((connector) => connector.key));
     const installed = await store.install(path);
-    await ctx.reconcile([installed.key]);
-    if (installed.previousDigest) await ctx.collectReleases();
-    const { diagnostics } = await discoverSkills(installed.releaseDir, installed.manifest.skills);
-    if (installed.changed) {
-      events.publish({
-        type: before.has(installed.key) ? 'connector.upgraded' : 'connector.installed',
-        key: installed.key,
-        version: installed.manifest.version,
-        revision: installed.revision,
-      });
-    }
+    const outcome = await reconcile(installed.key);
     return {
       key: installed.key,
       version: installed.manifest.version,
       revision: installed.revision,
       changed: installed.changed,
-      runtime: statusOf(installed.key),
-      skipped: diagnostics.map(({ path, code, message }) => ({ path, code, reason: message })),
+      runtime: outcome.status,
+      skipped: outcome.skipped.map(({ path, code, message }) => ({ path, code, reason: message })),
     };
   });
 
@@ -95,8 +73,7 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     const key = keyParam(request.params);
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.uninstall(key);
-    await ctx.reconcile([key]);
-    if (change.changed) await ctx.collectReleases();
+    await reconcile(key);
     return change;
   });
 
@@ -109,17 +86,17 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     }
     const { secret } = parseBody(credentialBody, request.body);
     const change = await store.setCredential(key, secret);
-    await ctx.reconcile([key]);
+    const outcome = await reconcile(key);
     // What the runtime made of it: a refused key reads `failed` and why, not just authReady.
-    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
+    return { ...change, authReady: await store.authReady(key), runtime: outcome.status };
   });
 
   app.delete('/v1/connectors/:key/credentials', async (request) => {
     const key = keyParam(request.params);
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.clearCredential(key);
-    await ctx.reconcile([key]);
-    return { ...change, authReady: await store.authReady(key), runtime: statusOf(key) };
+    const outcome = await reconcile(key);
+    return { ...change, authReady: await store.authReady(key), runtime: outcome.status };
   });
 
   app.get('/debug/registry', async () => ({

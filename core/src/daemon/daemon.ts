@@ -25,13 +25,13 @@ import {
   type BackoffOptions,
   createConnectorRuntime,
   type ConnectorRuntime,
+  type ConnectorStatus,
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
-import { connectorEventOf } from './connector-events.js';
 import { registerEventsEndpoint } from './events-endpoint.js';
 import { registerSessionEndpoints } from './session-endpoints.js';
 import { registerTurnEndpoints } from './turn-endpoints.js';
@@ -92,10 +92,10 @@ export interface Daemon {
   readonly info: DaemonInfo;
   /**
    * Resolves once every connector installed at start made its first attempt (is ready,
-   * failed, or waits for a credential). The daemon serves long before: it is ready when
-   * its servers listen.
+   * failed, or waits for a credential), with the status each reached then (sorted by key).
+   * The daemon serves long before: it is ready when its servers listen.
    */
-  readonly settled: Promise<void>;
+  readonly settled: Promise<readonly ConnectorStatus[]>;
   /** URL of the loopback `connector` MCP server. */
   readonly mcpUrl: string;
   readonly plugins: readonly PluginLoadResult[];
@@ -168,17 +168,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);
     }
     // Nothing runs yet: every release no installed connector uses (or rolls back to) goes.
-    const collectReleases = async (inUse: Iterable<string> = []) => {
-      try {
-        const removed = await store.pruneReleases(inUse);
-        if (removed.length > 0) {
+    await store.pruneReleases().then(
+      (removed) => {
+        if (removed.length > 0)
           logger.info({ removed }, 'removed releases no installed connector uses');
-        }
-      } catch (error) {
-        logger.warn({ err: (error as Error)?.message }, 'removing unused releases failed');
-      }
-    };
-    await collectReleases();
+      },
+      (error: unknown) =>
+        logger.warn({ err: (error as Error)?.message }, 'removing unused releases failed'),
+    );
     const registry = createConnectorMCPRegistry();
     const catalog = createConnectorCatalog();
     const tokens = createTokenService();
@@ -187,7 +184,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     cleanups.push(async () => events.close());
     const redactor = createSecretRedactor();
     const records = sessionRecords(join(home, 'sessions', 'records'));
-    const metrics = createMetrics();
+    // Gauges are read when /metrics is asked: they are never stale.
+    const metrics = createMetrics((m) => {
+      const debug = registry.debugSnapshot();
+      m.set(METRIC_NAMES.routes, debug.routes.length);
+      m.set(METRIC_NAMES.tools, debug.toolCount);
+      m.set(METRIC_NAMES.sessions, host?.listSessions().length ?? 0);
+    });
     const binDir = join(home, 'bin');
     // Set below; the server answers no agent before a session exists.
     let host: AgentSessionHost | undefined;
@@ -220,10 +223,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       binDir,
       logger,
       supervisor,
-      onEvent: (event) => {
-        const published = connectorEventOf(event);
-        if (published) events.publish(published);
-      },
+      publish: (event) => events.publish(event),
       startTimeoutMs: options.startTimeoutMs,
       ...(options.backoff && { backoff: options.backoff }),
       counters: {
@@ -271,14 +271,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       home,
       ...(options.pluginMode && { mode: options.pluginMode }),
     });
-    const refreshMetrics = () => {
-      const debug = registry.debugSnapshot();
-      metrics.set(METRIC_NAMES.routes, debug.routes.length);
-      metrics.set(METRIC_NAMES.tools, debug.toolCount);
-      metrics.set(METRIC_NAMES.sessions, host.listSessions().length);
-    };
-    cleanups.push(async () => registry.onListChanged(refreshMetrics)());
-    registry.onListChanged(refreshMetrics);
     registry.onListChanged((snapshot) =>
       events.publish({
         type: 'tools.changed',
@@ -286,18 +278,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         toolCount: snapshot.tools.length,
       }),
     );
-    const reconcile = async (keys?: readonly string[]) => {
-      await runtime.reconcile(keys);
-      refreshMetrics();
-    };
     // Connectors come up in the background: the daemon is ready once its servers listen,
     // and a slow upstream holds up nothing but itself (its state reads `starting`).
-    const settled = reconcile().catch((error: unknown) => {
-      logger.error(
-        { err: (error as Error)?.message },
-        'the first reconcile of the connectors failed',
-      );
-    });
+    const settled = runtime.reconcile().then(
+      (outcomes) => outcomes.flatMap((outcome) => (outcome.status ? [outcome.status] : [])),
+      (error: unknown): ConnectorStatus[] => {
+        logger.error(
+          { err: (error as Error)?.message },
+          'the first reconcile of the connectors failed',
+        );
+        return [];
+      },
+    );
     const plugins = await loadingPlugins;
     for (const plugin of plugins) {
       if (plugin.status === 'failed') {
@@ -314,16 +306,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
     });
-    registerControlEndpoints(app, {
-      store,
-      registry,
-      catalog,
-      runtime,
-      events,
-      metrics,
-      reconcile,
-      collectReleases: () => collectReleases(runtime.releasesInUse()),
-    });
+    registerControlEndpoints(app, { store, registry, runtime, metrics });
     registerSessionEndpoints(app, host);
     registerTurnEndpoints(app, host);
     registerEventsEndpoint(app, events);

@@ -46,10 +46,11 @@ export interface Metrics {
 }
 
 /**
- * The daemon's metrics, every family of {@link METRIC_NAMES} defined and empty.
+ * The daemon's metrics, every family of {@link METRIC_NAMES} defined and empty;
+ * `refreshGauges` sets the gauges from what they measure before each render.
  * @example const metrics = createMetrics(); metrics.inc(METRIC_NAMES.calls, { key: 'github' });
  */
-export function createMetrics(): Metrics {
+export function createMetrics(refreshGauges?: (metrics: Metrics) => void): Metrics {
   const families = new Map<string, Family>();
   const define = (name: string, type: Family['type'], help: string) => {
     families.set(name, { help, type, values: new Map() });
@@ -66,7 +67,7 @@ export function createMetrics(): Metrics {
   define(METRIC_NAMES.upstreamRestarts, 'counter', 'Upstream MCP client restarts.');
   define(METRIC_NAMES.upstreamCrashes, 'counter', 'Upstream MCP processes that died.');
   define(METRIC_NAMES.sessions, 'gauge', 'Live agent sessions holding a token.');
-  return {
+  const metrics: Metrics = {
     inc(name, labels = {}, by = 1) {
       const values = family(name).values;
       const key = labelKey(labels);
@@ -77,6 +78,7 @@ export function createMetrics(): Metrics {
     },
     get: (name, labels = {}) => family(name).values.get(labelKey(labels)) ?? 0,
     render() {
+      refreshGauges?.(metrics);
       const lines: string[] = [];
       for (const [name, { help, type, values }] of families) {
         lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -86,4 +88,5 @@ export function createMetrics(): Metrics {
       return `${lines.join('\n')}\n`;
     },
   };
+  return metrics;
 }

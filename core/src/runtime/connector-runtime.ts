@@ -1,38 +1,33 @@
 /**
- * Reconcile (spec 6.2): keeps the registry, the catalog and the CLI shims equal to
- * what is installed and authorized. Installed + auth ready -> start, list, commit, notify;
- * upgrade -> the new release is fully listed before the swap and the old closes after its
- * calls drained; uninstall or auth loss -> fence, remove, notify, close. A crashed upstream
- * retires its route and restarts with backoff. Connectors run in parallel, each key's
- * changes one at a time.
+ * Reconcile (spec 6.2): keeps the registry, the catalog and the CLI shims equal to what is
+ * installed and authorized, with one {@link Connector} per key and one queue: each key's
+ * changes run one at a time, different keys in parallel. Installed + auth ready -> start,
+ * list, commit, notify; upgrade -> the new release is fully listed before the swap and the
+ * old closes after its calls drained; uninstall or auth loss -> fence, remove, notify,
+ * close. `reconcile` says per key what changed; the runtime is the one publisher of
+ * `connector.*` events (one per change), and collects the releases nothing uses any more.
  */
-import type { UpstreamTool } from '../contracts/index.js';
-import { isTuttiError, type TuttiError } from '../errors/index.js';
+import type { SkillDiagnostic } from '../skills/skill-limits.js';
+import type { TuttiEventBody } from '../events/index.js';
 import {
-  type ProcessSupervisor,
   createSecretRedactor,
+  type ProcessSupervisor,
   type SecretRedactor,
 } from '../process/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorSummary, ConnectorCatalog } from '../catalog/index.js';
 import { listShimKeys } from '../shims/index.js';
-import type { ConnectorStore, InstalledConnector } from '../store/index.js';
-import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
-import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
+import type { ConnectorStore } from '../store/index.js';
+import { type BackoffOptions, DEFAULT_BACKOFF } from './backoff.js';
+import { Connector, type ConnectorServices, type SyncResult } from './connector.js';
+import { connectorEventOf } from './connector-events.js';
+import { statusOf, summariesOf } from './connector-status.js';
 import { createKeyQueue } from './key-queue.js';
 import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
-import { statusOf, summariesOf } from './connector-status.js';
-import { heldEntry, placeholderEntry, type RuntimeEntry } from './runtime-entry.js';
-import { type CallCounters, trackClient } from './tracked-client.js';
 import { createSkillCache, credentialState } from './release-facts.js';
 import { createShimSync } from './shim-sync.js';
-import {
-  type ConnectorStatus,
-  keyedLogger,
-  type RuntimeEvent,
-  type RuntimeEventKind,
-  type RuntimeLogger,
-} from './types.js';
+import type { CallCounters } from './tracked-client.js';
+import type { ConnectorStatus, RuntimeEvent, RuntimeEventKind, RuntimeLogger } from './types.js';
 
 /** What the runtime needs. */
 export interface ConnectorRuntimeOptions {
@@ -57,20 +52,37 @@ export interface ConnectorRuntimeOptions {
   /** Longest wait for an old generation's calls before it is closed (default 30 s). */
   drainMs?: number;
   counters?: CallCounters & { restart(key: string): void; crash(key: string): void };
+  /** Every observation, as it is recorded. */
   onEvent?: (event: RuntimeEvent) => void;
+  /** Where the `connector.*` events for hosts go (one per change). */
+  publish?: (event: TuttiEventBody) => void;
+}
+
+/** What changed for one connector in a reconcile. */
+export type ConnectorChange = 'installed' | 'upgraded' | 'removed' | 'unchanged';
+
+/** What a reconcile did to one connector. */
+export interface ReconcileOutcome {
+  readonly key: string;
+  readonly change: ConnectorChange;
+  /** Its status after the reconcile; null once it is gone. */
+  readonly status: ConnectorStatus | null;
+  /** Skills of its release that were skipped, and why. */
+  readonly skipped: readonly SkillDiagnostic[];
 }
 
 /** The running connector runtime. */
 export interface ConnectorRuntime {
   /**
-   * Brings `keys` (default: every connector) in line with the store; resolves when each
-   * of them has settled. A start still running for an older revision of one of them (a
-   * replaced release or credential, an uninstall) is called off first, so a slow
-   * upstream holds up only the change that replaces it, and nothing of other keys.
+   * Brings `keys` (default: every connector) in line with the store; resolves, once each
+   * of them has settled, with what changed for each. A start still running for an older
+   * revision of one of them (a replaced release or credential, an uninstall) is called off
+   * first, so a slow upstream holds up only the change that replaces it, and nothing of
+   * other keys.
    */
-  reconcile(keys?: readonly string[]): Promise<void>;
+  reconcile(keys?: readonly string[]): Promise<ReconcileOutcome[]>;
   /**
-   * Digests of the releases something runs from now: an entry's release (serving,
+   * Digests of the releases something runs from now: a connector's release (serving,
    * starting or held) and those of upstreams still draining after an upgrade.
    */
   releasesInUse(): Set<string>;
@@ -87,8 +99,6 @@ export interface ConnectorRuntime {
   close(): Promise<void>;
 }
 
-type Active = RuntimeEntry;
-
 const MAX_EVENTS = 500;
 
 /** How long a run must last after ready to count as healthy (10 s). */
@@ -98,45 +108,192 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Creates the runtime; nothing starts until {@link ConnectorRuntime.reconcile}. */
-export function createConnectorRuntime(options: ConnectorRuntimeOptions): ConnectorRuntime {
-  const { store, registry, catalog, binDir, logger } = options;
-  const launch = options.launch ?? launchUpstream;
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const stableMs = options.stableMs ?? DEFAULT_STABLE_MS;
-  const now = options.now ?? Date.now;
-  const drainMs = options.drainMs ?? 30_000;
-  const queue = createKeyQueue();
-  const actives = new Map<string, Active>();
-  const shims = createShimSync(binDir, store);
-  /**
-   * Per key, every secret its upstream was given in this daemon's life (credentials,
-   * secret-looking env values): masked in its stderr lines and errors.
-   */
-  const redactors = new Map<string, SecretRedactor>();
-  const redactorOf = (key: string): SecretRedactor => {
-    const known = redactors.get(key);
-    if (known) return known;
-    const redactor = createSecretRedactor();
-    redactors.set(key, redactor);
-    return redactor;
-  };
-  const releaseSkills = createSkillCache(logger);
-  let swept = false;
-  const recorded: RuntimeEvent[] = [];
-  let closed = false;
-  /** The upstream start running per key, with the revision it is for. */
-  const starts = new Map<string, { controller: AbortController; revision: number }>();
+function byKey<T extends { key: string }>(a: T, b: T): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
 
-  /** Calls off `key`'s running start when the store moved past its revision. */
-  function callOffStaleStart(key: string): void {
-    const running = starts.get(key);
-    if (!running) return;
-    const connector = store.get(key);
-    if (!connector || connector.revision > running.revision) running.controller.abort();
+/** The runtime over the store's connectors; see the module doc. */
+class Runtime implements ConnectorRuntime {
+  readonly #options: ConnectorRuntimeOptions;
+  readonly #connectors = new Map<string, Connector>();
+  readonly #queue = createKeyQueue();
+  readonly #shims: ReturnType<typeof createShimSync>;
+  readonly #services: ConnectorServices;
+  /** Per key, every secret its upstreams were given in this daemon's life. */
+  readonly #redactors = new Map<string, SecretRedactor>();
+  /** Upstreams being retired: drained and closed in the background, awaited by close(). */
+  readonly #retiring = new Map<Promise<void>, string>();
+  readonly #recorded: RuntimeEvent[] = [];
+  /** Keys whose start is announced as their install or upgrade, not as a start. */
+  readonly #announcing = new Set<string>();
+  #reconciled = false;
+  #swept = false;
+  #closed = false;
+
+  constructor(options: ConnectorRuntimeOptions) {
+    this.#options = options;
+    this.#shims = createShimSync(options.binDir, options.store);
+    this.#services = {
+      store: options.store,
+      registry: options.registry,
+      catalog: options.catalog,
+      skills: createSkillCache(options.logger),
+      logger: options.logger,
+      launch: options.launch ?? launchUpstream,
+      supervisor: options.supervisor,
+      startTimeoutMs: options.startTimeoutMs,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      stableMs: options.stableMs ?? DEFAULT_STABLE_MS,
+      now: options.now ?? Date.now,
+      drainMs: options.drainMs ?? 30_000,
+      counters: options.counters,
+      enqueue: (key, work) => void this.#queue.run(key, work),
+      record: (key, kind, generation, detail) => this.#record(key, kind, generation, detail),
+      retiring: (closing, digest) => {
+        this.#retiring.set(closing, digest);
+        void closing.then(() => this.#retiring.delete(closing));
+      },
+      closed: () => this.#closed,
+      syncNow: (key) => this.#sync(key).then(() => undefined),
+    };
   }
 
-  function record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string) {
+  async reconcile(only?: readonly string[]): Promise<ReconcileOutcome[]> {
+    const { store } = this.#options;
+    const keys = new Set(
+      only ?? [...store.installed().map((c) => c.key), ...this.#connectors.keys()],
+    );
+    const first = !this.#reconciled;
+    this.#reconciled = true;
+    const before = new Map<string, string | undefined>();
+    for (const key of keys) {
+      const release = store.get(key);
+      const known = this.#connectors.get(key);
+      before.set(key, known?.digest);
+      // Listed as starting from now on, not only once its first sync gets to it.
+      if (release && !known) this.#connectors.set(key, this.#connector(key, release));
+    }
+    // Shims left by an earlier daemon (of connectors gone since) are removed too.
+    if (!this.#swept && !only) {
+      this.#swept = true;
+      for (const key of await listShimKeys(this.#options.binDir)) keys.add(key);
+    }
+    for (const key of keys) this.#connectors.get(key)?.callOffStaleStart(store.get(key)?.revision);
+    const outcomes = await Promise.all(
+      [...keys].map((key) =>
+        this.#queue.run(key, () => this.#reconcileOne(key, first, before.get(key))),
+      ),
+    );
+    if (outcomes.some((o) => o.change === 'upgraded' || o.change === 'removed')) {
+      await this.#collectReleases();
+    }
+    return outcomes.sort(byKey);
+  }
+
+  releasesInUse(): Set<string> {
+    const digests = new Set(this.#retiring.values());
+    for (const connector of this.#connectors.values()) digests.add(connector.digest);
+    return digests;
+  }
+
+  status(): ConnectorStatus[] {
+    return this.#sorted(true).map(({ status }) => status);
+  }
+
+  available(): ConnectorSummary[] {
+    return summariesOf(this.#sorted(), this.#options.catalog);
+  }
+
+  events(): readonly RuntimeEvent[] {
+    return this.#recorded.slice();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const connector of this.#connectors.values()) connector.callOffStaleStart(undefined);
+    await this.#queue.idle();
+    await Promise.all([...this.#retiring.keys()]);
+    await Promise.all([...this.#connectors.values()].map((connector) => connector.close()));
+  }
+
+  /** One key of a reconcile: its sync, and what that changed. */
+  async #reconcileOne(
+    key: string,
+    first: boolean,
+    digestBefore: string | undefined,
+  ): Promise<ReconcileOutcome> {
+    const release = this.#options.store.get(key);
+    const change: ConnectorChange = !release
+      ? digestBefore === undefined
+        ? 'unchanged'
+        : 'removed'
+      : digestBefore === undefined
+        ? first
+          ? 'unchanged'
+          : 'installed'
+        : digestBefore === release.digest
+          ? 'unchanged'
+          : 'upgraded';
+    if (change === 'installed' || change === 'upgraded') this.#announcing.add(key);
+    let result: SyncResult | undefined;
+    try {
+      result = await this.#sync(key);
+    } finally {
+      this.#announcing.delete(key);
+    }
+    if (release && (change === 'installed' || change === 'upgraded') && result !== 'unchanged') {
+      this.#publish({
+        type: change === 'installed' ? 'connector.installed' : 'connector.upgraded',
+        key,
+        version: release.manifest.version,
+        revision: release.revision,
+      });
+    }
+    const connector = this.#connectors.get(key);
+    const skipped =
+      release && connector
+        ? ((await this.#services.skills.of(release).catch(() => undefined))?.diagnostics ?? [])
+        : [];
+    return {
+      key,
+      change,
+      status: connector ? statusOf(connector.entry, this.#shims.state(key), true) : null,
+      skipped,
+    };
+  }
+
+  /** Brings `key` in line with the store (its shim, then its upstream). */
+  async #sync(key: string): Promise<SyncResult | undefined> {
+    if (this.#closed) return undefined;
+    const { store, logger } = this.#options;
+    const release = store.get(key);
+    const auth = release ? await credentialState(store, release) : 'missing';
+    await this.#shims
+      .sync(key, release && auth === 'ready' ? release : undefined)
+      .catch((error: unknown) => {
+        logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
+      });
+    const connector = this.#connectors.get(key);
+    if (!connector) return undefined;
+    const result = await connector.sync(release, auth);
+    if (result === 'removed') {
+      this.#connectors.delete(key);
+      this.#services.skills.forget(connector.digest);
+    }
+    return result;
+  }
+
+  /** A new connector of `key` (its redactor kept across reinstalls in this daemon's life). */
+  #connector(key: string, release: NonNullable<ReturnType<ConnectorStore['get']>>): Connector {
+    let redactor = this.#redactors.get(key);
+    if (!redactor) {
+      redactor = createSecretRedactor();
+      this.#redactors.set(key, redactor);
+    }
+    return new Connector(release, redactor, this.#services);
+  }
+
+  #record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string): void {
     const event: RuntimeEvent = {
       at: new Date().toISOString(),
       key,
@@ -144,315 +301,47 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       ...(generation !== undefined && { generation }),
       ...(detail !== undefined && { detail }),
     };
-    recorded.push(event);
-    if (recorded.length > MAX_EVENTS) recorded.splice(0, recorded.length - MAX_EVENTS);
-    logger.info({ connector: key, event: kind, generation, detail }, `connector ${kind}`);
-    options.onEvent?.(event);
-  }
-
-  /** Upstreams being retired: drained and closed in the background, awaited by close(). */
-  const retiring = new Map<Promise<void>, string>();
-
-  async function closeConnection(entry: Active): Promise<void> {
-    entry.closing = true;
-    await entry.client?.drained(drainMs);
-    await entry.connection?.close();
-  }
-
-  /** Closes a replaced upstream after its calls drained, without holding up its key. */
-  function retireInBackground(entry: Active): void {
-    const closing = closeConnection(entry).catch((error: unknown) => {
-      logger.warn({ connector: entry.key, err: message(error) }, 'closing an old upstream failed');
-    });
-    retiring.set(closing, entry.connector.digest);
-    void closing.then(() => retiring.delete(closing));
-  }
-
-  /** Publishes the catalog entry of `entry` at `generation`. */
-  function publish(entry: Active, generation: number) {
-    const { key, connector } = entry;
-    const ready = 'ready' as const;
-    catalog.commit(key, generation, {
-      name: connector.manifest.name,
-      description: connector.manifest.description,
-      ...(connector.paths.mcp && { mcp: { status: ready } }),
-      ...(connector.paths.cli && { cli: { status: ready } }),
-      skills: entry.skills,
-    });
-  }
-
-  /**
-   * Holds `connector` with nothing running: `needs-auth` without a credential, `failed`
-   * with one it cannot read (`problem`, logged once per revision and reason).
-   */
-  async function hold(
-    connector: InstalledConnector,
-    active: Active | undefined,
-    problem: TuttiError | undefined,
-  ): Promise<void> {
-    const { key } = connector;
-    const state = problem ? 'failed' : 'needs-auth';
-    if (
-      active?.waiting &&
-      active.state === state &&
-      active.attempted >= connector.revision &&
-      active.lastError === problem?.message
-    ) {
-      return;
+    this.#recorded.push(event);
+    if (this.#recorded.length > MAX_EVENTS) {
+      this.#recorded.splice(0, this.#recorded.length - MAX_EVENTS);
     }
-    if (active && !active.waiting) await retire(active, 'authorization lost');
-    const found = await releaseSkills.of(connector).catch(() => undefined);
-    actives.set(key, heldEntry(connector, state, found, active?.restarts ?? 0, problem));
-    if (problem) logger.warn({ connector: key, code: problem.code }, problem.message);
+    this.#options.logger.info(
+      { connector: key, event: kind, generation, detail },
+      `connector ${kind}`,
+    );
+    this.#options.onEvent?.(event);
+    // An install's or upgrade's start is announced once, as the install or the upgrade.
+    const announced = this.#announcing.has(key) && (kind === 'started' || kind === 'upgraded');
+    const published = announced ? undefined : connectorEventOf(event);
+    if (published) this.#publish(published);
   }
 
-  /** Schedules the next start of `entry`: at once after a healthy run, else backed off. */
-  function scheduleRetry(entry: Active, afterHealthyRun = false): number {
-    if (closed) return 0;
-    if (afterHealthyRun) entry.failures = 0;
-    else entry.failures++;
-    const delay = afterHealthyRun ? 0 : backoffDelay(entry.failures, backoff);
-    clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => {
-      void queue.run(entry.key, () => retry(entry));
-    }, delay);
-    entry.timer.unref();
-    return delay;
+  #publish(event: TuttiEventBody): void {
+    this.#options.publish?.(event);
   }
 
-  async function retry(entry: Active) {
-    if (closed || actives.get(entry.key) !== entry) return;
-    const connector = store.get(entry.key);
-    if (!connector || !(await store.authReady(entry.key))) return sync(entry.key);
-    const generation = await store.nextRevision(entry.key);
-    await start(store.get(entry.key) ?? connector, entry, generation, 'restarted');
-  }
-
-  async function start(
-    connector: InstalledConnector,
-    previous: Active | undefined,
-    generation: number,
-    kind: RuntimeEventKind,
-  ): Promise<void> {
-    const { key } = connector;
-    const entry: Active = {
-      key,
-      connector,
-      state: 'starting',
-      waiting: false,
-      attempted: generation,
-      revision: generation,
-      skills: [],
-      toolCount: 0,
-      failures: previous?.failures ?? 0,
-      restarts: previous?.restarts ?? 0,
-      closing: false,
-    };
-    const keepPrevious = previous?.state === 'ready';
-    if (!keepPrevious) actives.set(key, entry);
-    let connection: UpstreamConnection | undefined;
-    const controller = new AbortController();
-    starts.set(key, { controller, revision: generation });
-    const redactor = redactorOf(key);
-    entry.redactor = redactor;
+  /** Removes the releases nothing uses any more (no connector, no rollback, no upstream). */
+  async #collectReleases(): Promise<void> {
+    const { store, logger } = this.#options;
     try {
-      // Skills first: they are there (and shown) even when the MCP server fails to start.
-      const found = await releaseSkills.of(connector);
-      entry.skills = found.skills;
-      if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
-      const credential = await store.credential(key);
-      redactor.add(credential?.secret.reveal());
-      const mcp = connector.paths.mcp;
-      if (mcp?.transport === 'stdio') redactor.addEnv(mcp.env);
-      if (mcp) {
-        connection = await launch(connector, credential, {
-          supervisor: options.supervisor,
-          startTimeoutMs: options.startTimeoutMs,
-          signal: controller.signal,
-          onStderr: (read) => {
-            entry.stderr = read;
-          },
-          logger: keyedLogger(logger, key),
-          onToolsChanged: (tools) => void queue.run(key, () => relist(entry, tools)),
-          onExit: (info) => void queue.run(key, () => crashed(entry, info)),
-        });
-        entry.connection = connection;
-        entry.client = trackClient(key, connection, options.counters);
-      }
-      if (entry.client && connection) {
-        entry.toolCount = registry.commit(
-          key,
-          generation,
-          entry.client,
-          connection.tools,
-        ).localNames.length;
-        entry.listed = JSON.stringify(connection.tools);
-      } else {
-        registry.remove(key, generation);
-      }
-      entry.generation = generation;
-      entry.state = 'ready';
-      entry.startedAt = now();
-      actives.set(key, entry);
-      publish(entry, generation);
-      if (kind === 'restarted') {
-        entry.restarts++;
-        options.counters?.restart(key);
-      }
-      record(key, previous && kind === 'started' ? 'upgraded' : kind, generation);
-      // This release ran: the one a later upgrade can roll back to (kept by the GC).
-      await store.markGood(key, connector.digest).catch((error: unknown) => {
-        logger.warn({ connector: key, err: message(error) }, 'recording a good release failed');
-      });
+      const removed = await store.pruneReleases(this.releasesInUse());
+      if (removed.length > 0)
+        logger.info({ removed }, 'removed releases no installed connector uses');
     } catch (error) {
-      await connection?.close().catch(() => undefined);
-      // Called off: what replaced this start (queued behind it) decides what runs.
-      if (controller.signal.aborted) return;
-      const detail = redactor.redact(message(error));
-      const failed = keepPrevious && previous ? previous : entry;
-      failed.attempted = generation;
-      failed.lastError = detail;
-      // What the failed server wrote explains `lastError`, also beside an older one serving.
-      if (entry.stderr) failed.stderr = entry.stderr;
-      failed.lastErrorCode = isTuttiError(error) ? error.code : undefined;
-      if (!keepPrevious) entry.state = 'failed';
-      record(key, 'start-failed', generation, detail);
-      // A refused credential stays refused: wait for a new one (a new revision) instead.
-      if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) scheduleRetry(failed);
-      return;
-    } finally {
-      if (starts.get(key)?.controller === controller) starts.delete(key);
-    }
-    if (previous && previous !== entry) {
-      clearTimeout(previous.timer);
-      if (previous.connection) retireInBackground(previous);
+      logger.warn({ err: message(error) }, 'removing unused releases failed');
     }
   }
 
-  async function relist(entry: Active, tools: UpstreamTool[]) {
-    if (closed || actives.get(entry.key) !== entry || entry.state !== 'ready' || !entry.client) {
-      return;
-    }
-    // list_changed with the very same list: nothing to publish, no new generation.
-    const listed = JSON.stringify(tools);
-    if (listed === entry.listed) return;
-    const generation = await store.nextRevision(entry.key);
-    try {
-      entry.toolCount = registry.commit(
-        entry.key,
-        generation,
-        entry.client,
-        tools,
-      ).localNames.length;
-    } catch (error) {
-      entry.lastError = redactorOf(entry.key).redact(message(error));
-      entry.lastErrorCode = isTuttiError(error) ? error.code : undefined;
-      record(entry.key, 'start-failed', generation, entry.lastError);
-      return;
-    }
-    entry.listed = listed;
-    entry.generation = generation;
-    entry.attempted = generation;
-    entry.revision = generation;
-    publish(entry, generation);
-    record(entry.key, 'tools-changed', generation, `${tools.length} tools`);
+  /** Every connector with its status (with its stderr lines: `withStderr`), sorted by key. */
+  #sorted(withStderr = false) {
+    return [...this.#connectors.values()].sort(byKey).map((connector) => ({
+      entry: connector.entry,
+      status: statusOf(connector.entry, this.#shims.state(connector.key), withStderr),
+    }));
   }
+}
 
-  async function crashed(entry: Active, info: UpstreamExitInfo) {
-    if (closed || entry.closing || actives.get(entry.key) !== entry) return;
-    options.counters?.crash(entry.key);
-    if (entry.generation !== undefined) registry.remove(entry.key, entry.generation);
-    entry.toolCount = 0;
-    entry.state = 'restarting';
-    entry.connection = undefined;
-    entry.client = undefined;
-    entry.lastError = `upstream ${info.reason}`;
-    entry.lastErrorCode = undefined;
-    const healthy = entry.startedAt !== undefined && now() - entry.startedAt >= stableMs;
-    const delay = scheduleRetry(entry, healthy);
-    record(entry.key, 'crashed', entry.generation, `${info.reason}; restart in ${delay} ms`);
-  }
-
-  async function retire(entry: Active, reason: string) {
-    clearTimeout(entry.timer);
-    actives.delete(entry.key);
-    if (entry.generation !== undefined) {
-      registry.remove(entry.key, entry.generation);
-      catalog.remove(entry.key, entry.generation);
-    }
-    record(entry.key, 'removed', entry.generation, reason);
-    await closeConnection(entry).catch(() => undefined);
-  }
-
-  async function sync(key: string): Promise<void> {
-    if (closed) return;
-    const connector = store.get(key);
-    const auth = connector ? await credentialState(store, connector) : 'missing';
-    const active = actives.get(key);
-    await shims
-      .sync(key, connector && auth === 'ready' ? connector : undefined)
-      .catch((error: unknown) => {
-        logger.error({ connector: key, err: message(error) }, 'publishing the CLI shim failed');
-      });
-    if (!connector) {
-      if (active) {
-        await retire(active, 'uninstalled');
-        releaseSkills.forget(active.connector.digest);
-      }
-      return;
-    }
-    if (auth !== 'ready') return hold(connector, active, auth === 'missing' ? undefined : auth);
-    if (active && !active.waiting && active.attempted >= connector.revision) return;
-    await start(connector, active?.waiting ? undefined : active, connector.revision, 'started');
-  }
-
-  /** Every entry with its status (with its stderr lines: `withStderr`), sorted by key. */
-  function sorted(withStderr = false): { entry: Active; status: ConnectorStatus }[] {
-    return [...actives.values()]
-      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .map((entry) => ({ entry, status: statusOf(entry, shims.state(entry.key), withStderr) }));
-  }
-
-  return {
-    async reconcile(only?: readonly string[]) {
-      const keys = new Set(only ?? [...store.installed().map((c) => c.key), ...actives.keys()]);
-      // Listed as starting from now on, not only once its first sync gets to it.
-      for (const key of keys) {
-        const connector = store.get(key);
-        if (connector && !actives.has(key)) actives.set(key, placeholderEntry(connector));
-      }
-      // Shims left by an earlier daemon (of connectors gone since) are removed too.
-      if (!swept && !only) {
-        swept = true;
-        for (const key of await listShimKeys(binDir)) keys.add(key);
-      }
-      for (const key of keys) callOffStaleStart(key);
-      await Promise.all([...keys].map((key) => queue.run(key, () => sync(key))));
-    },
-    releasesInUse() {
-      const digests = new Set(retiring.values());
-      for (const entry of actives.values()) digests.add(entry.connector.digest);
-      return digests;
-    },
-    status() {
-      return sorted(true).map(({ status }) => status);
-    },
-    available() {
-      return summariesOf(sorted(), catalog);
-    },
-    events: () => recorded.slice(),
-    async close() {
-      closed = true;
-      for (const { controller } of starts.values()) controller.abort();
-      for (const entry of actives.values()) clearTimeout(entry.timer);
-      await queue.idle();
-      await Promise.all([...retiring.keys()]);
-      await Promise.all(
-        [...actives.values()].map(async (entry) => {
-          entry.closing = true;
-          await entry.connection?.close().catch(() => undefined);
-        }),
-      );
-    },
-  };
+/** Creates the runtime; nothing starts until {@link ConnectorRuntime.reconcile}. */
+export function createConnectorRuntime(options: ConnectorRuntimeOptions): ConnectorRuntime {
+  return new Runtime(options);
 }

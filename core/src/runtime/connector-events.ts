@@ -3,7 +3,7 @@
  * a fixed advice text, never the upstream's own output (it may hold secrets).
  */
 import type { TuttiEventBody } from '../events/index.js';
-import type { RuntimeEvent } from '../runtime/index.js';
+import type { RuntimeEvent } from './types.js';
 
 /** Fixed advice per failure status. */
 export const FAILURE_ADVICE = Object.freeze({

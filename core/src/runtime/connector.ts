@@ -1,0 +1,380 @@
+/**
+ * One installed connector in the runtime: the release it runs or waits to run, its live
+ * upstream and what went wrong last, and the methods that move it: `sync` (with the store),
+ * `start`, `relist` (the upstream's list_changed), `crashed`, `retire`, `hold` (nothing can
+ * run: no credential, or one it cannot read). Every method runs on the runtime's queue for
+ * this key, one at a time. An upgrade starts the new release beside the one serving, which
+ * keeps serving until the new one listed its tools, then drains and closes in the
+ * background.
+ */
+import type { UpstreamTool } from '../contracts/index.js';
+import { isTuttiError, type TuttiError } from '../errors/index.js';
+import type { ProcessSupervisor, SecretRedactor } from '../process/index.js';
+import type { ConnectorCatalog } from '../catalog/index.js';
+import type { ConnectorMCPRegistry } from '../registry/index.js';
+import type { ConnectorStore, InstalledConnector } from '../store/index.js';
+import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
+import { type BackoffOptions, backoffDelay } from './backoff.js';
+import type { UpstreamLauncher } from './launch-upstream.js';
+import type { SkillCache } from './release-facts.js';
+import { heldEntry, placeholderEntry, type RuntimeEntry } from './runtime-entry.js';
+import { type CallCounters, trackClient } from './tracked-client.js';
+import { keyedLogger, type RuntimeEventKind, type RuntimeLogger } from './types.js';
+
+/** What a connector gets from its runtime: the shared parts and where its work runs. */
+export interface ConnectorServices {
+  readonly store: ConnectorStore;
+  readonly registry: ConnectorMCPRegistry;
+  readonly catalog: ConnectorCatalog;
+  /** The one skill reader, cached per release digest. */
+  readonly skills: SkillCache;
+  readonly logger: RuntimeLogger;
+  readonly launch: UpstreamLauncher;
+  readonly supervisor?: ProcessSupervisor | undefined;
+  readonly startTimeoutMs?: number | undefined;
+  readonly backoff: BackoffOptions;
+  /** A run at least this long after ready was healthy: its crash restarts at once. */
+  readonly stableMs: number;
+  readonly now: () => number;
+  /** Longest wait for an old generation's calls before it is closed. */
+  readonly drainMs: number;
+  readonly counters?:
+    | (CallCounters & { restart(key: string): void; crash(key: string): void })
+    | undefined;
+  /** Runs `work` on this connector's place in the runtime's queue. */
+  enqueue(key: string, work: () => Promise<void>): void;
+  /** Records what happened (the runtime logs and publishes it). */
+  record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string): void;
+  /** Hands over an upstream draining in the background (the runtime awaits it at close). */
+  retiring(closing: Promise<void>, digest: string): void;
+  /** True once the runtime is closing: nothing new starts. */
+  closed(): boolean;
+  /** Syncs `key` with the store now (already on its queue). */
+  syncNow(key: string): Promise<void>;
+}
+
+/** What a sync did. */
+export type SyncResult = 'started' | 'failed' | 'held' | 'unchanged' | 'removed';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** One connector of the runtime; see the module doc. */
+export class Connector {
+  readonly key: string;
+  /** The entry that stands for this connector now (serving, starting, held or failed). */
+  #entry: RuntimeEntry;
+  /** The start running, with the store revision it is for. */
+  #start: { controller: AbortController; revision: number } | undefined;
+  /** Every secret its upstreams were given in this daemon's life: masked in their output. */
+  readonly #redactor: SecretRedactor;
+  readonly #services: ConnectorServices;
+  #removed = false;
+
+  constructor(release: InstalledConnector, redactor: SecretRedactor, services: ConnectorServices) {
+    this.key = release.key;
+    this.#entry = placeholderEntry(release);
+    this.#redactor = redactor;
+    this.#services = services;
+  }
+
+  /** The entry as the status and summaries read it. */
+  get entry(): RuntimeEntry {
+    return this.#entry;
+  }
+
+  /** Calls off a start still running for an older revision than the store's `revision`. */
+  callOffStaleStart(revision: number | undefined): void {
+    if (this.#start && (revision === undefined || revision > this.#start.revision)) {
+      this.#start.controller.abort();
+    }
+  }
+
+  /**
+   * Brings the connector in line with `release` (undefined: uninstalled) and `auth`, its
+   * credential's state: removed, held while nothing can run, started when the store moved
+   * past what it last attempted.
+   */
+  async sync(
+    release: InstalledConnector | undefined,
+    auth: 'ready' | 'missing' | TuttiError,
+  ): Promise<SyncResult> {
+    if (this.#services.closed()) return 'unchanged';
+    const entry = this.#entry;
+    if (!release) {
+      await this.retire('uninstalled');
+      this.#removed = true;
+      return 'removed';
+    }
+    if (auth !== 'ready') {
+      await this.#hold(release, auth === 'missing' ? undefined : auth);
+      return 'held';
+    }
+    if (!entry.waiting && entry.attempted >= release.revision) return 'unchanged';
+    return this.#run(release, entry.waiting ? undefined : entry, release.revision, 'started');
+  }
+
+  /** Fences and removes its route and catalog entry, then closes its upstream. */
+  async retire(reason: string): Promise<void> {
+    const entry = this.#entry;
+    clearTimeout(entry.timer);
+    const { registry, catalog } = this.#services;
+    if (entry.generation !== undefined) {
+      registry.remove(this.key, entry.generation);
+      catalog.remove(this.key, entry.generation);
+    }
+    this.#services.record(this.key, 'removed', entry.generation, reason);
+    await this.#closeConnection(entry).catch(() => undefined);
+  }
+
+  /** Stops its timers and its upstream (the daemon is going away). */
+  async close(): Promise<void> {
+    this.#start?.controller.abort();
+    clearTimeout(this.#entry.timer);
+    this.#entry.closing = true;
+    await this.#entry.connection?.close().catch(() => undefined);
+  }
+
+  /** Digest of the release something of this connector runs from. */
+  get digest(): string {
+    return this.#entry.connector.digest;
+  }
+
+  /**
+   * Holds the connector with nothing running: `needs-auth` without a credential, `failed`
+   * with one it cannot read (`problem`, logged once per revision and reason).
+   */
+  async #hold(release: InstalledConnector, problem: TuttiError | undefined): Promise<void> {
+    const entry = this.#entry;
+    const state = problem ? 'failed' : 'needs-auth';
+    if (
+      entry.waiting &&
+      entry.state === state &&
+      entry.attempted >= release.revision &&
+      entry.lastError === problem?.message
+    ) {
+      return;
+    }
+    if (!entry.waiting) await this.retire('authorization lost');
+    const found = await this.#services.skills.of(release).catch(() => undefined);
+    this.#entry = heldEntry(release, state, found, entry.restarts, problem);
+    if (problem)
+      this.#services.logger.warn({ connector: this.key, code: problem.code }, problem.message);
+  }
+
+  /** Starts `release` as generation `generation`; `previous` keeps serving until it is ready. */
+  async #run(
+    release: InstalledConnector,
+    previous: RuntimeEntry | undefined,
+    generation: number,
+    kind: RuntimeEventKind,
+  ): Promise<SyncResult> {
+    const services = this.#services;
+    const { key } = this;
+    const entry: RuntimeEntry = {
+      key,
+      connector: release,
+      state: 'starting',
+      waiting: false,
+      attempted: generation,
+      revision: generation,
+      skills: [],
+      toolCount: 0,
+      failures: previous?.failures ?? 0,
+      restarts: previous?.restarts ?? 0,
+      closing: false,
+      redactor: this.#redactor,
+    };
+    const keepPrevious = previous?.state === 'ready';
+    if (!keepPrevious) this.#entry = entry;
+    let connection: UpstreamConnection | undefined;
+    const controller = new AbortController();
+    this.#start = { controller, revision: generation };
+    try {
+      // Skills first: they are there (and shown) even when the MCP server fails to start.
+      const found = await services.skills.of(release);
+      entry.skills = found.skills;
+      if (found.root && found.skills.length > 0) entry.skillRoot = found.root;
+      const credential = await services.store.credential(key);
+      this.#redactor.add(credential?.secret.reveal());
+      const mcp = release.paths.mcp;
+      if (mcp?.transport === 'stdio') this.#redactor.addEnv(mcp.env);
+      if (mcp) {
+        connection = await services.launch(release, credential, {
+          supervisor: services.supervisor,
+          startTimeoutMs: services.startTimeoutMs,
+          signal: controller.signal,
+          onStderr: (read) => {
+            entry.stderr = read;
+          },
+          logger: keyedLogger(services.logger, key),
+          onToolsChanged: (tools) => services.enqueue(key, () => this.#relist(entry, tools)),
+          onExit: (info) => services.enqueue(key, () => this.#crashed(entry, info)),
+        });
+        entry.connection = connection;
+        entry.client = trackClient(key, connection, services.counters);
+      }
+      if (entry.client && connection) {
+        entry.toolCount = services.registry.commit(
+          key,
+          generation,
+          entry.client,
+          connection.tools,
+        ).localNames.length;
+        entry.listed = JSON.stringify(connection.tools);
+      } else {
+        services.registry.remove(key, generation);
+      }
+      entry.generation = generation;
+      entry.state = 'ready';
+      entry.startedAt = services.now();
+      this.#entry = entry;
+      this.#publish(entry, generation);
+      if (kind === 'restarted') {
+        entry.restarts++;
+        services.counters?.restart(key);
+      }
+      services.record(key, previous && kind === 'started' ? 'upgraded' : kind, generation);
+      // This release ran: the one a later upgrade can roll back to (kept by the GC).
+      await services.store.markGood(key, release.digest).catch((error: unknown) => {
+        services.logger.warn(
+          { connector: key, err: message(error) },
+          'recording a good release failed',
+        );
+      });
+    } catch (error) {
+      await connection?.close().catch(() => undefined);
+      // Called off: what replaced this start (queued behind it) decides what runs.
+      if (controller.signal.aborted) return 'unchanged';
+      const detail = this.#redactor.redact(message(error));
+      const failed = keepPrevious && previous ? previous : entry;
+      failed.attempted = generation;
+      failed.lastError = detail;
+      // What the failed server wrote explains `lastError`, also beside an older one serving.
+      if (entry.stderr) failed.stderr = entry.stderr;
+      failed.lastErrorCode = isTuttiError(error) ? error.code : undefined;
+      if (!keepPrevious) entry.state = 'failed';
+      services.record(key, 'start-failed', generation, detail);
+      // A refused credential stays refused: wait for a new one (a new revision) instead.
+      if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) this.#scheduleRetry(failed);
+      return 'failed';
+    } finally {
+      if (this.#start?.controller === controller) this.#start = undefined;
+    }
+    if (previous && previous !== entry) {
+      clearTimeout(previous.timer);
+      if (previous.connection) this.#retireInBackground(previous);
+    }
+    return 'started';
+  }
+
+  /** Publishes the catalog entry of `entry` at `generation`. */
+  #publish(entry: RuntimeEntry, generation: number): void {
+    const { connector } = entry;
+    this.#services.catalog.commit(this.key, generation, {
+      name: connector.manifest.name,
+      description: connector.manifest.description,
+      ...(connector.paths.mcp && { mcp: { status: 'ready' as const } }),
+      ...(connector.paths.cli && { cli: { status: 'ready' as const } }),
+      skills: entry.skills,
+    });
+  }
+
+  /** The upstream's list changed: a new generation when the visible list did. */
+  async #relist(entry: RuntimeEntry, tools: UpstreamTool[]): Promise<void> {
+    if (this.#stale(entry) || entry.state !== 'ready' || !entry.client) return;
+    // list_changed with the very same list: nothing to publish, no new generation.
+    const listed = JSON.stringify(tools);
+    if (listed === entry.listed) return;
+    const services = this.#services;
+    const generation = await services.store.nextRevision(this.key);
+    try {
+      entry.toolCount = services.registry.commit(
+        this.key,
+        generation,
+        entry.client,
+        tools,
+      ).localNames.length;
+    } catch (error) {
+      entry.lastError = this.#redactor.redact(message(error));
+      entry.lastErrorCode = isTuttiError(error) ? error.code : undefined;
+      services.record(this.key, 'start-failed', generation, entry.lastError);
+      return;
+    }
+    entry.listed = listed;
+    entry.generation = generation;
+    entry.attempted = generation;
+    entry.revision = generation;
+    this.#publish(entry, generation);
+    services.record(this.key, 'tools-changed', generation, `${tools.length} tools`);
+  }
+
+  /** Its upstream ended: the route is retired and a restart scheduled. */
+  async #crashed(entry: RuntimeEntry, info: UpstreamExitInfo): Promise<void> {
+    if (this.#stale(entry) || entry.closing) return;
+    const services = this.#services;
+    services.counters?.crash(this.key);
+    if (entry.generation !== undefined) services.registry.remove(this.key, entry.generation);
+    entry.toolCount = 0;
+    entry.state = 'restarting';
+    entry.connection = undefined;
+    entry.client = undefined;
+    entry.lastError = `upstream ${info.reason}`;
+    entry.lastErrorCode = undefined;
+    const healthy =
+      entry.startedAt !== undefined && services.now() - entry.startedAt >= services.stableMs;
+    const delay = this.#scheduleRetry(entry, healthy);
+    services.record(
+      this.key,
+      'crashed',
+      entry.generation,
+      `${info.reason}; restart in ${delay} ms`,
+    );
+  }
+
+  /** Schedules the next start of `entry`: at once after a healthy run, else backed off. */
+  #scheduleRetry(entry: RuntimeEntry, afterHealthyRun = false): number {
+    const services = this.#services;
+    if (services.closed()) return 0;
+    if (afterHealthyRun) entry.failures = 0;
+    else entry.failures++;
+    const delay = afterHealthyRun ? 0 : backoffDelay(entry.failures, services.backoff);
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => services.enqueue(this.key, () => this.#retry(entry)), delay);
+    entry.timer.unref();
+    return delay;
+  }
+
+  async #retry(entry: RuntimeEntry): Promise<void> {
+    if (this.#stale(entry)) return;
+    const { store } = this.#services;
+    const release = store.get(this.key);
+    // Gone or unauthorized meanwhile: a sync puts it in line with the store.
+    if (!release || !(await store.authReady(this.key))) return this.#services.syncNow(this.key);
+    const generation = await store.nextRevision(this.key);
+    await this.#run(store.get(this.key) ?? release, entry, generation, 'restarted');
+  }
+
+  /** True when `entry` no longer stands for this connector, or the runtime closes. */
+  #stale(entry: RuntimeEntry): boolean {
+    return this.#services.closed() || this.#removed || this.#entry !== entry;
+  }
+
+  async #closeConnection(entry: RuntimeEntry): Promise<void> {
+    entry.closing = true;
+    await entry.client?.drained(this.#services.drainMs);
+    await entry.connection?.close();
+  }
+
+  /** Closes a replaced upstream after its calls drained, without holding up its key. */
+  #retireInBackground(entry: RuntimeEntry): void {
+    const closing = this.#closeConnection(entry).catch((error: unknown) => {
+      this.#services.logger.warn(
+        { connector: this.key, err: message(error) },
+        'closing an old upstream failed',
+      );
+    });
+    this.#services.retiring(closing, entry.connector.digest);
+  }
+}
