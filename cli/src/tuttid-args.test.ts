@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isTuttiError } from '@tutti/core';
+import { ERROR_CODES } from '@tutti/core/client';
 import { parseTuttidArgs, TUTTID_OPTIONS, TUTTID_USAGE, tuttiCommand } from './tuttid.js';
 
 describe('tuttid arguments', () => {
@@ -12,6 +13,14 @@ describe('tuttid arguments', () => {
     expect(parseTuttidArgs(['-h'], env).help).toBe(true);
     expect(parseTuttidArgs([], env).help).toBe(false);
     for (const name of Object.keys(TUTTID_OPTIONS)) expect(TUTTID_USAGE).toContain(`--${name} `);
+  });
+
+  it('takes every flag an error message tells a person to start tuttid with', () => {
+    for (const [code, spec] of Object.entries(ERROR_CODES)) {
+      for (const [, name] of spec.message.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)) {
+        expect(Object.keys(TUTTID_OPTIONS), `${code}: --${name}`).toContain(name);
+      }
+    }
   });
 
   it('takes a release size cap in MiB and leaves the default otherwise', () => {

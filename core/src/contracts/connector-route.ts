@@ -34,7 +34,10 @@ export interface UpstreamCallOptions {
 export interface UpstreamClient {
   /**
    * Calls `tools/call` upstream with the arguments unchanged. Resolves with a checked MCP
-   * tool result; rejects soon after `options.signal` aborts (the caller does not race it).
+   * tool result (a tool's own failure, `isError: true`, included). Rejects with a TuttiError
+   * whose code says how the call failed (`TUTTI_ERR_UPSTREAM_*`), passed to the client as
+   * it is; soon after `options.signal` aborts, with TUTTI_ERR_UPSTREAM_CANCELLED (the caller
+   * does not race it).
    */
   callTool(
     name: string,

@@ -141,11 +141,6 @@ export const ERROR_CODES = Object.freeze({
       'The arguments of tool "{localName}" are nested deeper than {limit} levels of objects and arrays, so the call was refused without reaching the connector: send flatter arguments.',
     status: 400,
   },
-  TUTTI_ERR_SERVER_UPSTREAM_FAILED: {
-    message:
-      'Connector "{key}" failed while running tool "{tool}": {reason}. Retry; if it keeps failing, reconnect the connector.',
-    status: 502,
-  },
   TUTTI_ERR_SERVER_INTERNAL: {
     message:
       'The connector server failed to answer this request: see the daemon log for the cause, and send it again.',
@@ -153,7 +148,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_SERVER_SHUTTING_DOWN: {
     message:
-      'The connector server is shutting down, so the call of tool "{localName}" was stopped: retry in a new agent session.',
+      'The connector server is shutting down with its daemon, so the call of tool "{tool}" was stopped: call the tool again once tuttid runs again.',
     status: 503,
   },
   TUTTI_ERR_MANIFEST_UNREADABLE: {
@@ -260,37 +255,37 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_UPSTREAM_EXITED: {
     message:
-      'Upstream MCP server "{target}" ended ({reason}) before answering: retry once the connector has restarted.',
+      'Upstream MCP server "{target}" ended ({reason}) before it answered: call the tool again once its connector is ready again (GET /v1/connectors shows its state).',
     status: 502,
   },
   TUTTI_ERR_UPSTREAM_CLOSED: {
     message:
-      'Upstream MCP client "{target}" is closed: list tools again and retry on the current connector generation.',
+      'The connection to upstream MCP server "{target}" is closed (its connector was replaced, removed or stopped): list tools again, then call the tool again if it is still listed.',
     status: 503,
   },
   TUTTI_ERR_UPSTREAM_CANCELLED: {
     message:
-      'The call of tool "{tool}" on upstream MCP server "{target}" was cancelled by its caller: call it again if the result is still wanted.',
+      'The call of tool "{tool}" on upstream MCP server "{target}" was cancelled by its caller: call the tool again if its result is still wanted.',
     status: 499,
   },
   TUTTI_ERR_UPSTREAM_CALL_TIMEOUT: {
     message:
-      'The call of tool "{tool}" on upstream MCP server "{target}" timed out after {timeoutMs} ms and was cancelled upstream: retry, or raise the call timeout.',
+      'The call of tool "{tool}" on upstream MCP server "{target}" timed out after {timeoutMs} ms and was cancelled upstream: call the tool again, with a smaller request if it times out again.',
     status: 504,
   },
   TUTTI_ERR_UPSTREAM_CALL_REJECTED: {
     message:
-      'Upstream MCP server "{target}" answered the call of tool "{tool}" with JSON-RPC error {rpcCode} ({reason}): check the arguments against the tool\'s inputSchema.',
+      'Upstream MCP server "{target}" refused the call of tool "{tool}" with JSON-RPC error {rpcCode} ({reason}): check the arguments against the tool\'s inputSchema (tools/list), then call the tool again.',
     status: 502,
   },
   TUTTI_ERR_UPSTREAM_INVALID_RESULT: {
     message:
-      'Upstream MCP server "{target}" answered the call of tool "{tool}" with something that is not an MCP tool result ({reason}): fix the server.',
+      'Upstream MCP server "{target}" answered the call of tool "{tool}" with something that is not an MCP tool result ({reason}): install a release of the connector whose server answers this tool correctly (POST /v1/connectors/install), then call the tool again.',
     status: 502,
   },
   TUTTI_ERR_UPSTREAM_CALL_FAILED: {
     message:
-      'The call of tool "{tool}" on upstream MCP server "{target}" failed ({reason}): retry; if it keeps failing, check the server.',
+      'The call of tool "{tool}" on upstream MCP server "{target}" failed ({reason}): call the tool again, and if it fails the same way, check the connector\'s state and its server\'s stderr (GET /v1/connectors).',
     status: 502,
   },
   TUTTI_ERR_PLUGIN_LOAD_FAILED: {

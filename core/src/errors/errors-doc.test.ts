@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from './codes.js';
 
 const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+const controlApi = readFileSync(new URL('../../../docs/control-api.md', import.meta.url), 'utf8');
 
 /** Rows of the docs table: `| CODE | status | message |`. */
 function documentedRows(): Map<string, { status: number; message: string }> {
@@ -15,6 +16,39 @@ function documentedRows(): Map<string, { status: number; message: string }> {
   }
   return rows;
 }
+
+/** A route with every path parameter (`{id}`, `<id>`) written as `*`. */
+function routeShape(method: string, path: string): string {
+  return `${method} ${path.replace(/\{[^}]+\}|<[^>]+>/g, '*')}`;
+}
+
+/** The routes docs/control-api.md lists in its tables: `| \`METHOD /v1/...\` |`. */
+function documentedRoutes(): Set<string> {
+  const routes = new Set<string>();
+  for (const match of controlApi.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/v1\/[^`]*)`/gm)) {
+    routes.add(routeShape(match[1]!, match[2]!));
+  }
+  return routes;
+}
+
+describe('the error messages', () => {
+  it('never read ".." where a sentence ends', () => {
+    for (const [code, spec] of Object.entries(ERROR_CODES)) {
+      expect(spec.message, code).not.toMatch(/\.\./);
+    }
+  });
+
+  it('name only control API routes that docs/control-api.md lists', () => {
+    const routes = documentedRoutes();
+    for (const [code, spec] of Object.entries(ERROR_CODES)) {
+      for (const match of spec.message.matchAll(
+        /\b(GET|POST|PUT|PATCH|DELETE) (\/v1\/[^\s),]*)/g,
+      )) {
+        expect(routes, `${code}: ${match[0]}`).toContain(routeShape(match[1]!, match[2]!));
+      }
+    }
+  });
+});
 
 describe('docs/errors.md', () => {
   it('lists exactly the codes of the error table', () => {

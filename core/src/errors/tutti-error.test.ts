@@ -16,4 +16,17 @@ describe('TuttiError', () => {
   it('leaves placeholders without a detail as written', () => {
     expect(formatMessage('a {x} b {y}', { x: 1 })).toBe('a 1 b {y}');
   });
+
+  it('writes one period where a value that ends a sentence meets the period after it', () => {
+    expect(formatMessage('failed: {reason}. Retry.', { reason: 'it broke.' })).toBe(
+      'failed: it broke. Retry.',
+    );
+    expect(formatMessage('failed: {reason}. Retry.', { reason: 'cut off…' })).toBe(
+      'failed: cut off… Retry.',
+    );
+    expect(formatMessage('failed: {reason}. Retry.', { reason: 'it broke' })).toBe(
+      'failed: it broke. Retry.',
+    );
+    expect(formatMessage('{a}.{b}', { a: 'x.', b: 'y' })).toBe('x.y');
+  });
 });

@@ -4,11 +4,17 @@ import { ERROR_CODES, type ErrorCode } from './codes.js';
 /** Values that fill an error message's `{name}` placeholders. Never put secrets here. */
 export type ErrorDetails = Readonly<Record<string, string | number | boolean>>;
 
-/** Fills `{name}` placeholders of a template from details; unknown names stay as written. */
+/**
+ * Fills `{name}` placeholders of a template from details; unknown names stay as written. A
+ * value that ends a sentence itself ("...refused."), where the template ends one too, keeps
+ * one period, so no message reads "..".
+ */
 export function formatMessage(template: string, details: ErrorDetails): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    name in details ? String(details[name]) : whole,
-  );
+  return template.replace(/\{(\w+)\}(\.?)/g, (whole, name: string, period: string) => {
+    if (!(name in details)) return whole;
+    const value = String(details[name]);
+    return period !== '' && /[.…]$/.test(value) ? value : `${value}${period}`;
+  });
 }
 
 /**

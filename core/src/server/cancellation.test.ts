@@ -174,7 +174,9 @@ describe('cancellation and upstream failure', () => {
       error: { code: number; message: string; data: unknown };
     };
     expect(error.code).toBe(-32603);
-    expect(error.message).toMatch(/^Connector "dying" failed while running tool "die": .+\. Retry/);
-    expect(error.data).toEqual({ code: 'TUTTI_ERR_SERVER_UPSTREAM_FAILED' });
+    expect(error.message).toMatch(
+      /^Upstream MCP server "node" ended \(exit code 3\) before it answered: call the tool again/,
+    );
+    expect(error.data).toEqual({ code: 'TUTTI_ERR_UPSTREAM_EXITED' });
   });
 });

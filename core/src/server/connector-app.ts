@@ -28,7 +28,7 @@ import {
   DEFAULT_PAGE_SIZE,
 } from './constants.js';
 import { checkHost, checkOrigin } from './guards.js';
-import { createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
+import { type AbortCause, createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
 import { classifyInbound, createEnvelopeVerdicts, type InboundRequest } from './inbound-message.js';
 import { bodyErrorOf, errorResponse, resultResponse, rpcErrorOf } from './json-rpc.js';
 import { lazyChildLoggerFactory } from './lazy-child-logger.js';
@@ -245,7 +245,7 @@ export function buildConnectorApp(
       reply.hijack();
       return undefined;
     } catch (error) {
-      const wire = rpcErrorOf(error);
+      const wire = rpcErrorOf(error, call.signal.reason === ('shutdown' satisfies AbortCause));
       if (!wire) throw error;
       return { status: wire.httpStatus, body: errorResponse(message.id, wire) };
     } finally {

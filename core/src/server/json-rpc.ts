@@ -2,9 +2,11 @@
  * The wire form of the `connector` server's answers, and the one conversion of an error to
  * it. Two error families reach the edge: protocol errors ({@link RpcError}, which carry a
  * JSON-RPC code, e.g. method not found or a header mismatch) and tutti errors (string
- * codes from `errors/codes.ts`, e.g. an unknown tool or a failed upstream). Results are
- * built as strings (or byte chunks) so a prepared `tools/list` page is spliced in without
- * being parsed or serialized again.
+ * codes from `errors/codes.ts`, e.g. an unknown tool or an upstream that timed out). A
+ * tutti error reaches the client with its own code and message; this is the only place
+ * that decides its JSON-RPC code, and the only place a cancelled call is told as such.
+ * Results are built as strings (or byte chunks) so a prepared `tools/list` page is spliced
+ * in without being parsed or serialized again.
  */
 import type { ErrorCode } from '../errors/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
@@ -35,15 +37,22 @@ export class RpcError extends Error {
 /**
  * Tutti errors about one call, answered in band (HTTP 200) with this JSON-RPC code. Every
  * other tutti error refuses the request itself: its own HTTP status, the code below or
- * the generic server error.
+ * the generic server error. Each way an upstream `tools/call` can fail keeps its own code
+ * in `data.code`; a tool's own failure (`isError: true`) is a result and never gets here.
  */
 const IN_BAND: Partial<Record<ErrorCode, number>> = {
   TUTTI_ERR_REGISTRY_UNKNOWN_TOOL: RpcCode.InvalidParams,
   TUTTI_ERR_REGISTRY_ROUTE_FENCED: RpcCode.InvalidParams,
   TUTTI_ERR_REGISTRY_BAD_CURSOR: RpcCode.InvalidParams,
   TUTTI_ERR_SERVER_ARGUMENTS_TOO_DEEP: RpcCode.InvalidParams,
-  TUTTI_ERR_SERVER_UPSTREAM_FAILED: RpcCode.InternalError,
   TUTTI_ERR_SERVER_SHUTTING_DOWN: RpcCode.InternalError,
+  TUTTI_ERR_UPSTREAM_CANCELLED: RpcCode.RequestCancelled,
+  TUTTI_ERR_UPSTREAM_CALL_TIMEOUT: RpcCode.InternalError,
+  TUTTI_ERR_UPSTREAM_CALL_REJECTED: RpcCode.InternalError,
+  TUTTI_ERR_UPSTREAM_INVALID_RESULT: RpcCode.InternalError,
+  TUTTI_ERR_UPSTREAM_CALL_FAILED: RpcCode.InternalError,
+  TUTTI_ERR_UPSTREAM_EXITED: RpcCode.InternalError,
+  TUTTI_ERR_UPSTREAM_CLOSED: RpcCode.InternalError,
 };
 
 /** JSON-RPC codes of the refusals that are not the generic server error. */
@@ -57,10 +66,18 @@ const REFUSAL: Partial<Record<ErrorCode, number>> = {
 /**
  * The JSON-RPC error a thrown value is answered with: a protocol error as it is, a tutti
  * error by the tables above (its code in `data.code`); undefined for anything else.
+ * `closing`: the server aborted the request because it is closing, so a call the upstream
+ * ended as cancelled was stopped by the shutdown, not by its client.
  */
-export function rpcErrorOf(error: unknown): RpcError | undefined {
+export function rpcErrorOf(error: unknown, closing = false): RpcError | undefined {
   if (error instanceof RpcError) return error;
   if (!isTuttiError(error)) return undefined;
+  if (closing && error.code === 'TUTTI_ERR_UPSTREAM_CANCELLED') {
+    const stopped = new TuttiError('TUTTI_ERR_SERVER_SHUTTING_DOWN', error.details, {
+      cause: error,
+    });
+    return rpcErrorOf(stopped);
+  }
   const data = { code: error.code };
   const inBand = IN_BAND[error.code];
   if (inBand !== undefined) return new RpcError(inBand, error.message, { data });

@@ -200,8 +200,8 @@ describe('MCP 2025-06-18 surface', () => {
     expect(res.json().error).toEqual({
       code: -32603,
       message:
-        'Connector "gh" failed while running tool "crash": upstream transport closed: socket hang up. Retry; if it keeps failing, reconnect the connector.',
-      data: { code: 'TUTTI_ERR_SERVER_UPSTREAM_FAILED' },
+        'The call of tool "crash" on upstream MCP server "gh" failed (upstream transport closed: socket hang up): call the tool again, and if it fails the same way, check the connector\'s state and its server\'s stderr (GET /v1/connectors).',
+      data: { code: 'TUTTI_ERR_UPSTREAM_CALL_FAILED' },
     });
   });
 

@@ -96,7 +96,7 @@ describe('SDK clients against the connector server', () => {
     ).toEqual([{ type: 'text', text: 'added:n:-' }]);
     expect((await client.callTool({ name: 'gh_fail', arguments: {} })).isError).toBe(true);
     await expect(client.callTool({ name: 'gh_crash', arguments: {} })).rejects.toThrow(
-      /Connector "gh" failed/,
+      /on upstream MCP server "gh" failed/,
     );
     await expect(client.callTool({ name: 'gh_gone', arguments: {} })).rejects.toThrow(/not served/);
   });
@@ -126,7 +126,7 @@ describe('SDK clients against the connector server', () => {
       expect(found.structuredContent).toEqual({ hits: [mode] });
       expect((await client.callTool({ name: 'gh_fail', arguments: {} })).isError).toBe(true);
       await expect(client.callTool({ name: 'gh_crash', arguments: {} })).rejects.toThrow(
-        /Connector "gh" failed/,
+        /on upstream MCP server "gh" failed/,
       );
     },
   );

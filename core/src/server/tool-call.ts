@@ -2,20 +2,19 @@
  * `tools/call` and `tools/list` over the registry, shared by both surfaces. A call checks
  * its params, resolves its immutable binding once at its start (an unknown tool or a fenced
  * generation is an error, never a fallback) and hands the arguments to the upstream
- * unchanged with the request's signal; the upstream settles the call, abort included, and
- * its result passes through as it came (the upstream layer checked it).
+ * unchanged with the request's signal. The upstream settles the call, abort included: its
+ * result passes through as it came (the upstream layer checked it), and so does its error,
+ * which already carries its own code (a timeout, a rejection, a server that ended, a
+ * cancel); the edge (`json-rpc.ts`) converts it for the wire.
  */
-import type { CallSignal, UpstreamCallResult } from '../contracts/index.js';
-import { TuttiError } from '../errors/index.js';
+import type { CallSignal, ToolBinding, UpstreamCallResult } from '../contracts/index.js';
+import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { isPlainObject } from '../util/objects.js';
+import { oneLine } from '../util/one-line.js';
 import { RpcCode } from './constants.js';
-import type { AbortCause } from './in-flight-calls.js';
 import { RpcError } from './json-rpc.js';
 import { createToolsPageBytes } from './tools-page-bytes.js';
-
-/** Longest upstream error text carried into a client-facing message. */
-const REASON_LIMIT = 300;
 
 const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');
 
@@ -23,8 +22,9 @@ const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');
 export interface Tools {
   /**
    * Runs `tools/call` with `params` (the request's), cancelled by `signal`. Rejects with an
-   * {@link RpcError} for bad params or a cancelled call, a TuttiError for arguments nested
-   * too deep, an unknown or fenced tool, an upstream failure or shutdown.
+   * {@link RpcError} for bad params, a TuttiError for arguments nested too deep, an unknown
+   * or fenced tool, or the upstream's own TuttiError for a call it did not answer with a
+   * result (cancelled included).
    */
   call(params: unknown, signal: CallSignal): Promise<UpstreamCallResult>;
   /**
@@ -44,13 +44,6 @@ export interface ToolsOptions {
 
 function invalidParams(message: string): RpcError {
   return new RpcError(RpcCode.InvalidParams, `Invalid params: ${message}`);
-}
-
-function aborted(cause: unknown, localName: string): Error {
-  if ((cause as AbortCause) === 'shutdown') {
-    return new TuttiError('TUTTI_ERR_SERVER_SHUTTING_DOWN', { localName });
-  }
-  return new RpcError(RpcCode.RequestCancelled, `The call of tool "${localName}" was cancelled.`);
 }
 
 /**
@@ -85,10 +78,17 @@ function deeperThan(args: Record<string, unknown>, limit: number): boolean {
   return false;
 }
 
-function reasonOf(error: unknown): string {
+/**
+ * The error of a client that broke the `UpstreamClient` contract by rejecting with
+ * something other than a TuttiError: the one conversion of such a failure.
+ */
+function foreignFailure(error: unknown, binding: ToolBinding): TuttiError {
   const text = error instanceof Error ? error.message : String(error);
-  const oneLine = text.replace(/\s+/g, ' ').trim() || 'the upstream call failed';
-  return oneLine.length > REASON_LIMIT ? `${oneLine.slice(0, REASON_LIMIT)}...` : oneLine;
+  return new TuttiError(
+    'TUTTI_ERR_UPSTREAM_CALL_FAILED',
+    { target: binding.connectorKey, tool: binding.upstreamName, reason: oneLine(text) },
+    { cause: error },
+  );
 }
 
 /** The tools of one server, with its own page cache. */
@@ -119,16 +119,10 @@ export function createTools(options: ToolsOptions): Tools {
           generation: binding.generation,
         });
       }
-      if (signal.aborted) throw aborted(signal.reason, name);
       try {
         return await binding.client.callTool(binding.upstreamName, args, { signal });
       } catch (error) {
-        if (signal.aborted) throw aborted(signal.reason, name);
-        throw new TuttiError(
-          'TUTTI_ERR_SERVER_UPSTREAM_FAILED',
-          { key: binding.connectorKey, tool: binding.upstreamName, reason: reasonOf(error) },
-          { cause: error },
-        );
+        throw isTuttiError(error) ? error : foreignFailure(error, binding);
       }
     },
 

@@ -111,6 +111,19 @@ describe('openHttpUpstream', () => {
     expect(server.state.cancelled).toBe(1);
   });
 
+  it('rejects a call whose signal already aborted with TUTTI_ERR_UPSTREAM_CANCELLED, sending nothing', async () => {
+    const server = await serve();
+    const client = await connect(server);
+    const sent = server.requests.length;
+    const controller = new AbortController();
+    controller.abort('cancelled');
+    const error = await client
+      .callTool('echo', {}, { signal: controller.signal })
+      .catch((caught: unknown) => caught);
+    expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_CANCELLED')).toBe(true);
+    expect(server.requests.length).toBe(sent);
+  });
+
   it('rejects an in-flight call and reports onExit when the server goes away', async () => {
     const server = await serve();
     let exitPush: (info: UpstreamExitInfo) => void = () => {};

@@ -16,6 +16,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import type { CallSignal, UpstreamCallResult } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
 import { isPlainObject } from '../util/objects.js';
+import { upstreamReason } from './upstream-reason.js';
 
 /** Prefix of this module's request ids; the SDK's own ids are numbers, so they never meet. */
 const ID_PREFIX = 'tutti-';
@@ -159,7 +160,7 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
             target,
             tool: call.tool,
             rpcCode: Number(code),
-            reason: String(text),
+            reason: upstreamReason(text),
           }),
         );
         return true;

@@ -26,6 +26,7 @@ import type {
   UpstreamExitInfo,
 } from './types.js';
 import { unauthorizedStatus } from './http-status.js';
+import { upstreamReason } from './upstream-reason.js';
 
 const CLIENT_INFO = { name: 'tutti-connector', version: '0.1.0' };
 const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -186,7 +187,10 @@ export async function connectUpstream(
     'upstream ready',
   );
 
-  /** The one conversion of a failed call (the SDK's errors, a failed send) to a TuttiError. */
+  /**
+   * The one conversion of a failed call (the SDK's errors, a failed send) to a TuttiError;
+   * on the SDK path, also the one place that decides the call was cancelled.
+   */
   function callError(error: unknown, tool: string, signal: CallSignal | undefined): TuttiError {
     if (signal?.aborted) {
       return new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool }, { cause: error });
@@ -199,7 +203,7 @@ export async function connectUpstream(
     }
     const cause = { cause: error };
     if (error instanceof ProtocolError) {
-      const reason = error.message;
+      const reason = upstreamReason(error.message);
       return new TuttiError(
         'TUTTI_ERR_UPSTREAM_CALL_REJECTED',
         { target, tool, rpcCode: error.code, reason },
@@ -213,7 +217,7 @@ export async function connectUpstream(
         cause,
       );
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = upstreamReason(error instanceof Error ? error.message : error);
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
       return new TuttiError('TUTTI_ERR_UPSTREAM_INVALID_RESULT', { target, tool, reason }, cause);
     }
@@ -243,9 +247,8 @@ export async function connectUpstream(
     async callTool(name, args, callOptions) {
       const signal = callOptions?.signal;
       if (closing || ended) throw gone();
-      if (signal?.aborted) {
-        throw new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool: name });
-      }
+      // Each path decides once whether the call was cancelled: the raw path in its abort
+      // race, the SDK path in callError (the SDK rejects a request whose signal aborted).
       if (raw) {
         // The raw path rejects with tutti errors already, except a failed send.
         return raw.call(name, args, signal).catch((error: unknown) => {

@@ -2,6 +2,7 @@
  * In-process fake upstream connectors for the server tests: an {@link UpstreamClient}
  * whose tools are plain functions, recording every call and every abort it sees.
  */
+import { TuttiError } from '../../errors/index.js';
 import type {
   CallSignal,
   UpstreamCallOptions,
@@ -66,12 +67,15 @@ export function text(value: string): UpstreamCallResult {
   return { content: [{ type: 'text', text: value }] };
 }
 
-/** Waits until `signal` aborts, then rejects like a cancelled upstream request would. */
-export function untilAborted(signal: CallSignal): Promise<never> {
+/**
+ * Waits until `signal` aborts, then rejects as the `UpstreamClient` contract asks of a
+ * cancelled call (as the real upstream layer does).
+ */
+export function untilAborted(signal: CallSignal, tool: string): Promise<never> {
   return new Promise((_, reject) => {
-    signal.addEventListener('abort', () => reject(new Error('upstream request aborted')), {
-      once: true,
-    });
+    const cancelled = () =>
+      reject(new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target: 'fake', tool }));
+    signal.addEventListener('abort', cancelled, { once: true });
   });
 }
 
@@ -105,7 +109,7 @@ export function githubUpstream(): FakeUpstream {
     },
     {
       tool: { name: 'slow', inputSchema: { type: 'object' } },
-      run: (_args, signal) => untilAborted(signal),
+      run: (_args, signal) => untilAborted(signal, 'slow'),
     },
   ]);
 }

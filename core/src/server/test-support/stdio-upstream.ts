@@ -1,54 +1,64 @@
 /**
- * A real stdio upstream for the server tests: the SDK v2 client over a spawned
- * `dying-stdio-upstream.mjs`, adapted to {@link UpstreamClient}. HOME and XDG dirs point
- * at a temp dir so nothing touches the real user's files.
+ * A real stdio upstream for the server tests: the daemon's own upstream layer
+ * (`openStdioUpstream`, so failures carry the codes a daemon's calls get) over a spawned
+ * fixture, `dying-stdio-upstream.mjs` unless another is named, under a supervisor of its
+ * own. HOME and XDG dirs point at a temp dir so nothing touches the real user's files.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { UpstreamCallResult, UpstreamClient, UpstreamTool } from '../../contracts/index.js';
-import { abortSignalOf } from '../../upstream/abort-signal.js';
+import type { UpstreamClient, UpstreamTool } from '../../contracts/index.js';
+import { createProcessSupervisor } from '../../process/index.js';
+import { openStdioUpstream } from '../../upstream/index.js';
 
 /** A connected stdio upstream. */
 export interface StdioUpstream extends UpstreamClient {
-  readonly tools: UpstreamTool[];
+  readonly tools: readonly UpstreamTool[];
   /** Pid of the upstream process. */
   readonly pid: number | undefined;
-  /** Closes the client and kills the process if it still runs. */
+  /** Stops the upstream's process group and its supervisor. */
   close(): Promise<void>;
 }
 
-/** Spawns the dying stdio fixture and lists its tools. */
-export async function startStdioUpstream(): Promise<StdioUpstream> {
+/** Options of {@link startStdioUpstream}. */
+export interface StdioUpstreamStart {
+  /** The server script and its arguments (default: the dying fixture). */
+  readonly args?: readonly string[];
+  /** Timeout of one tools/call in ms (default: the upstream layer's). */
+  readonly callTimeoutMs?: number;
+}
+
+/** Spawns the stdio fixture, connects and lists its tools. */
+export async function startStdioUpstream(options: StdioUpstreamStart = {}): Promise<StdioUpstream> {
   const home = mkdtempSync(join(tmpdir(), 'tutti-stdio-upstream-'));
-  const transport = new StdioClientTransport({
+  const supervisor = createProcessSupervisor({ graceMs: 300 });
+  const stop = async () => {
+    await supervisor.close();
+    rmSync(home, { recursive: true, force: true });
+  };
+  const args = options.args ?? [
+    fileURLToPath(new URL('./dying-stdio-upstream.mjs', import.meta.url)),
+  ];
+  const upstream = await openStdioUpstream({
     command: process.execPath,
-    args: [fileURLToPath(new URL('./dying-stdio-upstream.mjs', import.meta.url))],
+    args,
     cwd: fileURLToPath(new URL('.', import.meta.url)),
-    env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home },
-    stderr: 'ignore',
+    env: { HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home },
+    supervisor,
+    startTimeoutMs: 15_000,
+    ...(options.callTimeoutMs !== undefined && { callTimeoutMs: options.callTimeoutMs }),
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
   });
-  const client = new Client({ name: 'tutti-test-upstream-client', version: '1.0.0' });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
   return {
-    tools: tools as UpstreamTool[],
-    pid: transport.pid ?? undefined,
-    async callTool(name, args, options) {
-      const { signal, release } = abortSignalOf(options?.signal);
-      try {
-        const result = await client.callTool({ name, arguments: args }, { signal });
-        return result as UpstreamCallResult;
-      } finally {
-        release();
-      }
-    },
+    tools: upstream.tools,
+    pid: upstream.pid,
+    callTool: (name, callArgs, callOptions) => upstream.callTool(name, callArgs, callOptions),
     async close() {
-      await client.close();
-      rmSync(home, { recursive: true, force: true });
+      await upstream.close();
+      await stop();
     },
   };
 }
