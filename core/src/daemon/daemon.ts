@@ -29,7 +29,7 @@ import {
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
-import { type ConnectorStore, openStore, type ReleaseLimits } from '../store/index.js';
+import { type ConnectorStore, migrateHome, openStore, type ReleaseLimits } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
 import { registerEventsEndpoint } from './events-endpoint.js';
@@ -140,7 +140,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       throw new TuttiError('TUTTI_ERR_DAEMON_ALREADY_RUNNING', { pid: other, home });
   }
 
-  const fresh = !existsSync(join(home, 'state'));
   const supervisor = createProcessSupervisor();
   // Run in reverse: the lock is released last, once nothing of this daemon is left.
   const cleanups: (() => Promise<unknown>)[] = [
@@ -153,6 +152,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
   try {
+    // Under the lock and before anything reads the home: its layout becomes this daemon's.
+    const layout = await migrateHome(home, {
+      onStep: (step) =>
+        logger.info({ home, from: step.from, to: step.to }, `migrating the home: ${step.summary}`),
+    });
+    if (layout.from !== layout.to) logger.info({ home, ...layout }, 'migrated the home');
+    const fresh = !existsSync(join(home, 'state'));
     const store = await openStore(home, {
       onProblem: (problem) =>
         logger.warn(

@@ -550,6 +550,21 @@ export const ERROR_CODES = Object.freeze({
       'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N] [--max-release-mb N]; `tuttid --help` says what each does.',
     status: 400,
   },
+  TUTTI_ERR_HOME_TOO_NEW: {
+    message:
+      'The tutti home "{home}" has layout version {version}, written by a newer tuttid; this tuttid knows versions up to {supported} and changed nothing in it: start the newer tuttid on this home, or start this one with another --home.',
+    status: 409,
+  },
+  TUTTI_ERR_HOME_FORMAT_UNREADABLE: {
+    message:
+      'The format file "{file}" of the tutti home cannot be read ({reason}), so the layout version of the home is unknown and tuttid changed nothing: restore the file from a backup (tuttid writes it as {"version": <n>}, see docs/home-format.md), or start tuttid with another --home.',
+    status: 500,
+  },
+  TUTTI_ERR_HOME_MIGRATION_FAILED: {
+    message:
+      'The tutti home "{home}" could not be migrated from layout version {from} to {to}: {reason}. Its format file still says {from}, and the next start of tuttid takes this step up again where it stopped: fix what the reason names, then start tuttid again.',
+    status: 500,
+  },
 } as const satisfies Record<string, ErrorSpec>);
 
 /** Every tutti error code. */
