@@ -30,7 +30,12 @@ export function reasonOf(error: unknown): string {
   );
   const parts = [message, detail && !message.includes(detail) ? detail : undefined]
     .filter((part): part is string => Boolean(part))
-    .map((part) => part.replace(/\s+/g, ' ').trim().replace(/[.\s]+$/, ''));
+    .map((part) =>
+      part
+        .replace(/\s+/g, ' ')
+        .trim()
+        .replace(/[.\s]+$/, ''),
+    );
   return parts.join(': ') || 'the agent answered with an error';
 }
 
@@ -52,7 +57,6 @@ function authHint(error: unknown, announced: readonly unknown[]): string {
     ? `set ${vars.join(' or ')} in the session's "env"`
     : `give it a key in the session's "env", or sign in with the agent itself`;
 }
-
 
 /** A notification from the agent (e.g. `session/update`). */
 export interface AcpNotification {
