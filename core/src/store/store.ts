@@ -94,6 +94,294 @@ async function describe(
   });
 }
 
+/** The store's folders under its home. */
+interface StoreFolders {
+  readonly root: string;
+  readonly stateDir: string;
+  readonly releasesDir: string;
+  readonly credentialsDir: string;
+  readonly stateFile: string;
+  readonly goodFile: string;
+}
+
+/** What an opened store starts from. */
+interface OpenedState {
+  readonly state: StoreState;
+  readonly views: Map<string, InstalledConnector>;
+  readonly good: GoodReleases;
+  readonly problems: readonly TuttiError[];
+}
+
+/**
+ * The store over one home: its installed state and good releases, persisted before they
+ * become current, every change one at a time (a serial queue with a time limit, each
+ * change's own abort signal checked before every write).
+ */
+class Store implements ConnectorStore {
+  readonly home: string;
+  readonly problems: readonly TuttiError[];
+  readonly #folders: StoreFolders;
+  readonly #options: StoreOptions;
+  #state: StoreState;
+  #views: Map<string, InstalledConnector>;
+  #good: GoodReleases;
+  readonly #serialize: ReturnType<typeof createSerialQueue>;
+  /** Each queued change's own signal, checked before every change it makes. */
+  readonly #operation = new AsyncLocalStorage<AbortSignal>();
+  readonly #installMs: number;
+
+  constructor(folders: StoreFolders, opened: OpenedState, options: StoreOptions) {
+    this.home = folders.root;
+    this.problems = opened.problems;
+    this.#folders = folders;
+    this.#options = options;
+    this.#state = opened.state;
+    this.#views = opened.views;
+    this.#good = opened.good;
+    const operationMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+    this.#installMs = options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS;
+    this.#serialize = createSerialQueue({
+      timeoutMs: operationMs,
+      timeoutError: timeout('a change', operationMs, `the tutti home "${folders.root}"`),
+    });
+  }
+
+  async install(releaseDir: string): Promise<InstallResult> {
+    const { releasesDir } = this.#folders;
+    const source = resolve(releaseDir);
+    const staging = join(releasesDir, `.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
+    try {
+      const digest = await this.#stage(source, staging);
+      // Validated on the copy, the only thing installed; errors name the user's folder.
+      const manifest = await readManifest(staging, source);
+      return await this.#queued(async () => {
+        const dir = join(releasesDir, digest);
+        this.#mayChange();
+        try {
+          await rename(staging, dir);
+          await fsyncDir(releasesDir);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+        }
+        const key = manifest.key;
+        const existing = this.#views.get(key);
+        if (existing && existing.digest === digest) {
+          return Object.freeze({ ...existing, changed: false });
+        }
+        const installedAt = new Date().toISOString();
+        const revisions = this.#bumped(key);
+        await this.#commit({
+          ...this.#state,
+          connectors: { ...this.#state.connectors, [key]: { digest, installedAt } },
+          revisions,
+        });
+        const view = await describe(key, manifest, dir, digest, installedAt, revisions[key]!);
+        this.#views = new Map(this.#views).set(key, view);
+        return Object.freeze({
+          ...view,
+          changed: true,
+          ...(existing && { previousDigest: existing.digest }),
+        });
+      });
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  uninstall(key: string): Promise<RevisionChange> {
+    return this.#queued(async () => {
+      checkKey(key);
+      if (!(key in this.#state.connectors)) {
+        return { key, revision: this.#state.revisions[key] ?? 0, changed: false };
+      }
+      // The secret goes first: a crash in between must not leave it behind for a later install.
+      this.#mayChange();
+      await deleteCredential(this.#folders.credentialsDir, key);
+      const { [key]: _removed, ...connectors } = this.#state.connectors;
+      const revisions = this.#bumped(key);
+      await this.#commit({ ...this.#state, connectors, revisions });
+      if (key in this.#good.good) {
+        await this.#commitGood(onlyGoodReleasesOf(this.#good, (other) => other !== key));
+      }
+      this.#views = new Map(this.#views);
+      this.#views.delete(key);
+      return { key, revision: revisions[key]!, changed: true };
+    });
+  }
+
+  installed(): readonly InstalledConnector[] {
+    return [...this.#views.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  }
+
+  get(key: string): InstalledConnector | undefined {
+    return this.#views.get(key);
+  }
+
+  setCredential(key: string, secret: string | Secret): Promise<RevisionChange> {
+    return this.#queued(async () => {
+      const view = this.#requireInstalled(key);
+      const wrapped = typeof secret === 'string' ? createSecret(secret) : secret;
+      const auth = view.manifest.auth;
+      if (auth.kind === 'none') throw new TuttiError('TUTTI_ERR_STORE_NO_CREDENTIAL', { key });
+      checkSecret(key, wrapped);
+      const { credentialsDir } = this.#folders;
+      const existing = await readCredential(credentialsDir, key).catch(() => undefined);
+      if (existing && existing.kind === auth.kind && existing.secret.equals(wrapped)) {
+        return { key, revision: view.revision, changed: false };
+      }
+      this.#mayChange();
+      await writeCredential(credentialsDir, key, auth.kind, wrapped);
+      return { key, revision: await this.#takeRevision(key), changed: true };
+    });
+  }
+
+  clearCredential(key: string): Promise<RevisionChange> {
+    return this.#queued(async () => {
+      checkKey(key);
+      this.#mayChange();
+      if (!(await deleteCredential(this.#folders.credentialsDir, key))) {
+        return { key, revision: this.#state.revisions[key] ?? 0, changed: false };
+      }
+      return { key, revision: await this.#takeRevision(key), changed: true };
+    });
+  }
+
+  async credential(key: string) {
+    checkKey(key);
+    return readCredential(this.#folders.credentialsDir, key);
+  }
+
+  credentialFile(key: string): string {
+    checkKey(key);
+    return secretPath(this.#folders.credentialsDir, key);
+  }
+
+  async authReady(key: string): Promise<boolean> {
+    checkKey(key);
+    const view = this.#views.get(key);
+    if (!view) return false;
+    const auth = view.manifest.auth;
+    if (auth.kind === 'none') return true;
+    const stored = await readCredential(this.#folders.credentialsDir, key).catch(() => undefined);
+    return stored?.kind === auth.kind;
+  }
+
+  nextRevision(key: string): Promise<number> {
+    return this.#queued(async () => {
+      checkKey(key);
+      return this.#takeRevision(key);
+    });
+  }
+
+  revision(key: string): number {
+    return this.#state.revisions[key] ?? 0;
+  }
+
+  markGood(key: string, digest: string): Promise<void> {
+    return this.#queued(async () => {
+      checkKey(key);
+      if (this.#state.connectors[key]?.digest !== digest) return;
+      if (this.#good.good[key]?.[0] === digest) return;
+      await this.#commitGood(withGoodRelease(this.#good, key, digest));
+    });
+  }
+
+  pruneReleases(inUse: Iterable<string> = []): Promise<string[]> {
+    return this.#queued(async () => {
+      const { releasesDir } = this.#folders;
+      const keep = this.#kept();
+      for (const digest of inUse) keep.add(digest);
+      const removed: string[] = [];
+      for (const name of await readdir(releasesDir)) {
+        if (name.startsWith('.') || keep.has(name)) continue;
+        this.#mayChange();
+        await rm(join(releasesDir, name), { recursive: true, force: true });
+        removed.push(name);
+      }
+      return removed.sort();
+    });
+  }
+
+  /** Runs `task` as one change of the store, one at a time, with its own abort signal. */
+  #queued<T>(task: () => Promise<T>): Promise<T> {
+    return this.#serialize((signal) => this.#operation.run(signal, task));
+  }
+
+  #mayChange(): void {
+    this.#operation.getStore()?.throwIfAborted();
+  }
+
+  /** Persists `next` and only then makes it the current state. */
+  async #commit(next: StoreState): Promise<void> {
+    this.#mayChange();
+    await writeGuardedJson(this.#folders.stateFile, next);
+    this.#state = next;
+  }
+
+  /** Persists the good releases `next` and only then makes them current. */
+  async #commitGood(next: GoodReleases): Promise<void> {
+    this.#mayChange();
+    await writeGuardedJson(this.#folders.goodFile, next);
+    this.#good = next;
+  }
+
+  #bumped(key: string): StoreState['revisions'] {
+    return { ...this.#state.revisions, [key]: (this.#state.revisions[key] ?? 0) + 1 };
+  }
+
+  async #takeRevision(key: string): Promise<number> {
+    const revisions = this.#bumped(key);
+    await this.#commit({ ...this.#state, revisions });
+    const revision = revisions[key]!;
+    const view = this.#views.get(key);
+    if (view) this.#views.set(key, Object.freeze({ ...view, revision }));
+    return revision;
+  }
+
+  #requireInstalled(key: string): InstalledConnector {
+    checkKey(key);
+    const view = this.#views.get(key);
+    if (!view) throw new TuttiError('TUTTI_ERR_STORE_NOT_INSTALLED', { key });
+    return view;
+  }
+
+  /**
+   * Copies `source` into a private staging folder under `releases/`, outside the queue
+   * (a slow or hostile source folder holds up nothing else), within the install time limit.
+   */
+  #stage(source: string, staging: string): Promise<string> {
+    const { releaseLimits } = this.#options;
+    return withTimeLimit(
+      (signal) =>
+        copyRelease(source, staging, { signal, ...(releaseLimits && { limits: releaseLimits }) }),
+      this.#installMs,
+      timeout(`the copy of "${source}"`, this.#installMs, 'the release folder'),
+    );
+  }
+
+  /** The releases the GC keeps: installed ones and the last good one of each installed key. */
+  #kept(): Set<string> {
+    const keep = new Set<string>();
+    for (const [key, record] of Object.entries(this.#state.connectors)) {
+      keep.add(record.digest);
+      const rollback = (this.#good.good[key] ?? []).find((digest) => digest !== record.digest);
+      if (rollback) keep.add(rollback);
+    }
+    return keep;
+  }
+}
+
+/** The error of an operation that took longer than `ms`. */
+function timeout(operation: string, ms: number, what: string) {
+  return () =>
+    new TuttiError('TUTTI_ERR_STORE_TIMEOUT', {
+      operation,
+      seconds: Math.round(ms / 100) / 10,
+      what,
+    });
+}
+
 /**
  * Opens (creating when needed) the store under `home`. Recovers from a damaged state file
  * through its last good copy and reports that in `problems`; throws
@@ -102,10 +390,15 @@ async function describe(
  */
 export async function openStore(home: string, options: StoreOptions = {}): Promise<ConnectorStore> {
   const root = resolve(home);
-  const stateDir = join(root, 'state');
-  const releasesDir = join(root, 'releases');
-  const credentialsDir = join(root, 'credentials');
-  const stateFile = join(stateDir, 'installed.json');
+  const folders: StoreFolders = {
+    root,
+    stateDir: join(root, 'state'),
+    releasesDir: join(root, 'releases'),
+    credentialsDir: join(root, 'credentials'),
+    stateFile: join(root, 'state', 'installed.json'),
+    goodFile: join(root, 'state', 'good-releases.json'),
+  };
+  const { stateDir, releasesDir, credentialsDir } = folders;
   await mkdir(stateDir, { recursive: true });
   await mkdir(releasesDir, { recursive: true });
   await ensureCredentialsDir(credentialsDir);
@@ -124,10 +417,10 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     problems.push(problem);
     options.onProblem?.(problem);
   };
-  const read = await readGuardedJson(stateFile, storeStateSchema, EMPTY_STATE);
+  const read = await readGuardedJson(folders.stateFile, storeStateSchema, EMPTY_STATE);
   if (read.problem) report(read.problem);
-  let state: StoreState = read.value;
-  let views = new Map<string, InstalledConnector>();
+  const state = read.value;
+  const views = new Map<string, InstalledConnector>();
   for (const [key, record] of Object.entries(state.connectors)) {
     const releaseDir = join(releasesDir, record.digest);
     try {
@@ -146,238 +439,16 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   }
 
   // The releases that ran, for the GC; those of keys no longer installed are forgotten.
-  const goodFile = join(stateDir, 'good-releases.json');
   // Damaged past repair, it costs only the rollback candidates: reported, started afresh.
-  const readGood = await readGuardedJson(goodFile, goodReleasesSchema, NO_GOOD_RELEASES).catch(
-    (error: unknown) => {
-      if (!isTuttiError(error)) throw error;
-      return { value: NO_GOOD_RELEASES, problem: error };
-    },
-  );
+  const readGood = await readGuardedJson(
+    folders.goodFile,
+    goodReleasesSchema,
+    NO_GOOD_RELEASES,
+  ).catch((error: unknown) => {
+    if (!isTuttiError(error)) throw error;
+    return { value: NO_GOOD_RELEASES, problem: error };
+  });
   if (readGood.problem) report(readGood.problem);
-  let good = onlyGoodReleasesOf(readGood.value, (key) => key in state.connectors);
-
-  const operationMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
-  const installMs = options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS;
-  const timeout = (operation: string, ms: number, what: string) => () =>
-    new TuttiError('TUTTI_ERR_STORE_TIMEOUT', {
-      operation,
-      seconds: Math.round(ms / 100) / 10,
-      what,
-    });
-  const serialize = createSerialQueue({
-    timeoutMs: operationMs,
-    timeoutError: timeout('a change', operationMs, `the tutti home "${root}"`),
-  });
-  /** Each queued operation's own signal, checked before every change it makes. */
-  const operation = new AsyncLocalStorage<AbortSignal>();
-  const mayChange = () => operation.getStore()?.throwIfAborted();
-  const queued =
-    <A extends unknown[], T>(task: (...args: A) => Promise<T>) =>
-    (...args: A): Promise<T> =>
-      serialize((signal) => operation.run(signal, () => task(...args)));
-
-  /** Persists `next` and only then makes it the current state. */
-  const commit = async (next: StoreState): Promise<void> => {
-    mayChange();
-    await writeGuardedJson(stateFile, next);
-    state = next;
-  };
-  /** Persists the good releases `next` and only then makes them current. */
-  const commitGood = async (next: GoodReleases): Promise<void> => {
-    mayChange();
-    await writeGuardedJson(goodFile, next);
-    good = next;
-  };
-  const bumped = (key: string): StoreState['revisions'] => ({
-    ...state.revisions,
-    [key]: (state.revisions[key] ?? 0) + 1,
-  });
-  const withRevision = (view: InstalledConnector, revision: number): InstalledConnector =>
-    Object.freeze({ ...view, revision });
-  const takeRevision = async (key: string): Promise<number> => {
-    const revisions = bumped(key);
-    await commit({ ...state, revisions });
-    const revision = revisions[key]!;
-    const view = views.get(key);
-    if (view) views.set(key, withRevision(view, revision));
-    return revision;
-  };
-
-  /**
-   * Copies `source` into a private staging folder under `releases/`, outside the queue
-   * (a slow or hostile source folder holds up nothing else), within the install time limit.
-   */
-  const stageRelease = async (source: string, staging: string): Promise<string> =>
-    withTimeLimit(
-      (signal) =>
-        copyRelease(source, staging, {
-          signal,
-          ...(options.releaseLimits && { limits: options.releaseLimits }),
-        }),
-      installMs,
-      timeout(`the copy of "${source}"`, installMs, 'the release folder'),
-    );
-
-  const install = async (releaseDir: string): Promise<InstallResult> => {
-    const source = resolve(releaseDir);
-    const staging = join(releasesDir, `.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
-    try {
-      const digest = await stageRelease(source, staging);
-      // Validated on the copy, the only thing installed; errors name the user's folder.
-      const manifest = await readManifest(staging, source);
-      return await queued(async () => {
-        const dir = join(releasesDir, digest);
-        mayChange();
-        try {
-          await rename(staging, dir);
-          await fsyncDir(releasesDir);
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-        }
-        const key = manifest.key;
-        const existing = views.get(key);
-        if (existing && existing.digest === digest) {
-          return Object.freeze({ ...existing, changed: false });
-        }
-        const installedAt = new Date().toISOString();
-        const revisions = bumped(key);
-        await commit({
-          ...state,
-          connectors: { ...state.connectors, [key]: { digest, installedAt } },
-          revisions,
-        });
-        const view = await describe(key, manifest, dir, digest, installedAt, revisions[key]!);
-        views = new Map(views).set(key, view);
-        return Object.freeze({
-          ...view,
-          changed: true,
-          ...(existing && { previousDigest: existing.digest }),
-        });
-      })();
-    } finally {
-      await rm(staging, { recursive: true, force: true });
-    }
-  };
-
-  const uninstall = queued(async (key: string): Promise<RevisionChange> => {
-    checkKey(key);
-    if (!(key in state.connectors)) {
-      return { key, revision: state.revisions[key] ?? 0, changed: false };
-    }
-    // The secret goes first: a crash in between must not leave it behind for a later install.
-    mayChange();
-    await deleteCredential(credentialsDir, key);
-    const { [key]: _removed, ...connectors } = state.connectors;
-    const revisions = bumped(key);
-    await commit({ ...state, connectors, revisions });
-    if (key in good.good) await commitGood(onlyGoodReleasesOf(good, (other) => other !== key));
-    views = new Map(views);
-    views.delete(key);
-    return { key, revision: revisions[key]!, changed: true };
-  });
-
-  const requireInstalled = (key: string): InstalledConnector => {
-    checkKey(key);
-    const view = views.get(key);
-    if (!view) throw new TuttiError('TUTTI_ERR_STORE_NOT_INSTALLED', { key });
-    return view;
-  };
-
-  const setCredential = queued(
-    async (key: string, secret: string | Secret): Promise<RevisionChange> => {
-      const view = requireInstalled(key);
-      const wrapped = typeof secret === 'string' ? createSecret(secret) : secret;
-      const auth = view.manifest.auth;
-      if (auth.kind === 'none') throw new TuttiError('TUTTI_ERR_STORE_NO_CREDENTIAL', { key });
-      checkSecret(key, wrapped);
-      const existing = await readCredential(credentialsDir, key).catch(() => undefined);
-      if (existing && existing.kind === auth.kind && existing.secret.equals(wrapped)) {
-        return { key, revision: view.revision, changed: false };
-      }
-      mayChange();
-      await writeCredential(credentialsDir, key, auth.kind, wrapped);
-      return { key, revision: await takeRevision(key), changed: true };
-    },
-  );
-
-  const clearCredential = queued(async (key: string): Promise<RevisionChange> => {
-    checkKey(key);
-    mayChange();
-    if (!(await deleteCredential(credentialsDir, key))) {
-      return { key, revision: state.revisions[key] ?? 0, changed: false };
-    }
-    return { key, revision: await takeRevision(key), changed: true };
-  });
-
-  const credential = async (key: string) => {
-    checkKey(key);
-    return readCredential(credentialsDir, key);
-  };
-
-  const authReady = async (key: string): Promise<boolean> => {
-    checkKey(key);
-    const view = views.get(key);
-    if (!view) return false;
-    const auth = view.manifest.auth;
-    if (auth.kind === 'none') return true;
-    const stored = await readCredential(credentialsDir, key).catch(() => undefined);
-    return stored?.kind === auth.kind;
-  };
-
-  const markGood = queued(async (key: string, digest: string): Promise<void> => {
-    checkKey(key);
-    if (state.connectors[key]?.digest !== digest) return;
-    if (good.good[key]?.[0] === digest) return;
-    await commitGood(withGoodRelease(good, key, digest));
-  });
-
-  /** The releases the GC keeps: installed ones and the last good one of each installed key. */
-  const kept = (): Set<string> => {
-    const keep = new Set<string>();
-    for (const [key, record] of Object.entries(state.connectors)) {
-      keep.add(record.digest);
-      const rollback = (good.good[key] ?? []).find((digest) => digest !== record.digest);
-      if (rollback) keep.add(rollback);
-    }
-    return keep;
-  };
-
-  const pruneReleases = queued(async (inUse: Iterable<string> = []): Promise<string[]> => {
-    const keep = kept();
-    for (const digest of inUse) keep.add(digest);
-    const removed: string[] = [];
-    for (const name of await readdir(releasesDir)) {
-      if (name.startsWith('.') || keep.has(name)) continue;
-      mayChange();
-      await rm(join(releasesDir, name), { recursive: true, force: true });
-      removed.push(name);
-    }
-    return removed.sort();
-  });
-
-  return Object.freeze({
-    home: root,
-    problems,
-    install,
-    uninstall,
-    installed: () => [...views.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
-    get: (key: string) => views.get(key),
-    setCredential,
-    clearCredential,
-    credential,
-    credentialFile: (key: string) => {
-      checkKey(key);
-      return secretPath(credentialsDir, key);
-    },
-    authReady,
-    nextRevision: queued(async (key: string) => {
-      checkKey(key);
-      return takeRevision(key);
-    }),
-    revision: (key: string) => state.revisions[key] ?? 0,
-    markGood,
-    pruneReleases,
-  });
+  const good = onlyGoodReleasesOf(readGood.value, (key) => key in state.connectors);
+  return new Store(folders, { state, views, good, problems }, options);
 }
