@@ -54,6 +54,8 @@ Options:
   --permission-timeout MS     how long a turn's permission request waits for an answer
                               before it is denied (default 300000)
   --max-sessions N            most live agent sessions at once (default 64)
+  --park-after N              failures in a row after which a connector stops
+                              retrying until told (default 5)
   --max-release-mb N          largest installed release, in MiB (default 256)
   -h, --help                  print this help and exit
 
@@ -78,6 +80,7 @@ export const TUTTID_OPTIONS = {
   'agent-timeout': { type: 'string' },
   'permission-timeout': { type: 'string' },
   'max-sessions': { type: 'string' },
+  'park-after': { type: 'string' },
   'max-release-mb': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -104,6 +107,8 @@ export interface TuttidArgs {
     permissionTimeoutMs?: number;
     /** Most agent sessions held at once. */
     maxSessions?: number;
+    /** Failures in a row after which a connector parks until told. */
+    parkAfter?: number;
   };
   /** Cap on the files of one installed release, in MiB (default: the store's, 256). */
   maxReleaseMb?: number;
@@ -172,6 +177,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
         '--permission-timeout',
       ),
       maxSessions: countOf(values['max-sessions'] as string | undefined, '--max-sessions'),
+      parkAfter: countOf(values['park-after'] as string | undefined, '--park-after'),
     },
     ...(values['max-release-mb'] !== undefined && {
       maxReleaseMb: megabytesOf(values['max-release-mb'] as string),

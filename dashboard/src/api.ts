@@ -85,8 +85,18 @@ export interface RuntimeEvent {
   readonly kind: string;
   readonly detail?: string;
 }
+/** A release of a connector, as its status names it. */
+export interface ReleaseRef {
+  readonly version: string;
+  readonly revision: number;
+}
 export interface ConnectorRuntime {
   readonly state: string;
+  /** The release serving now. */
+  readonly running?: ReleaseRef;
+  /** The installed release while it has not run, and why. */
+  readonly pending?: ReleaseRef & { readonly reason: string };
+  readonly parked?: boolean;
   readonly toolCount: number;
   readonly restarts: number;
   readonly failures: number;

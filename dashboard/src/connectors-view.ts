@@ -1,9 +1,10 @@
 /**
- * The connectors view: one row per installed connector (key, name, version, status with
- * its reason, tools, interfaces, restarts, recent events) and its actions: tools, set or
- * clear a credential (write-only: the field is emptied once sent, nothing is shown back),
- * uninstall; above it, install from a release folder. Rows are kept by key and updated in
- * place, so a credential being typed survives a refresh.
+ * The connectors view: one row per installed connector (key, name, the version running
+ * and the one pending with why, status with its reason and its server's stderr, tools,
+ * interfaces, restarts, recent events counted) and its actions: tools, retry, roll back,
+ * set or clear a credential (write-only: the field is emptied once sent, nothing is shown
+ * back), uninstall; above it, install from a release folder. Rows are kept by key and
+ * updated in place, so a credential being typed survives a refresh.
  */
 import { ApiError, type Connector, call } from './api';
 import { h, timeOf } from './dom';
@@ -24,12 +25,46 @@ export function stateOf(connector: Connector): string {
 function reasonOf(connector: Connector): string | undefined {
   const runtime = connector.runtime;
   if (!runtime) return connector.authReady ? undefined : 'Waits for a credential: set one below.';
-  if (runtime.state === 'ready') return undefined;
-  if (runtime.lastError) return runtime.lastError;
+  const parked = runtime.parked
+    ? ' It failed too often in a row and is not retried: Retry tries it again.'
+    : '';
+  if (runtime.state === 'ready') {
+    return runtime.pending
+      ? `Version ${runtime.pending.version} did not start: ${runtime.pending.reason}.${parked}`
+      : undefined;
+  }
+  if (runtime.lastError) return `${runtime.lastError}${parked}`;
   // While a failed server is retried its state reads `starting`: say what the last try met.
   const failure = runtime.failures > 0 ? lastFailure(connector) : undefined;
   if (failure) return `Last failure: ${failure}`;
+  // The advice points at the API; here the stderr, when there is one, is right below.
+  if (runtime.stderr?.length) return 'It is not working: its server’s stderr is below.';
   return runtime.advice;
+}
+
+/** The version cell: the release running, and the one installed while it has not run. */
+function versionOf(connector: Connector): (Node | string)[] {
+  const runtime = connector.runtime;
+  const running = runtime?.running?.version;
+  const pending = runtime?.pending?.version;
+  const cell: (Node | string)[] = [running ?? (pending ? '—' : connector.version)];
+  if (pending && pending !== running) {
+    cell.push(h('br'), h('small', { class: 'pending' }, `pending ${pending}`));
+  }
+  return cell;
+}
+
+/** The recent events, each run of the same kind and detail shown once with its count. */
+function countedEvents(events: readonly Connector['recentEvents'][number][]) {
+  const runs: { event: Connector['recentEvents'][number]; count: number }[] = [];
+  for (const event of events) {
+    const last = runs.at(-1);
+    if (last && last.event.kind === event.kind && last.event.detail === event.detail) {
+      last.count += 1;
+      last.event = event;
+    } else runs.push({ event, count: 1 });
+  }
+  return runs;
 }
 
 function lastFailure(connector: Connector): string | undefined {
@@ -41,7 +76,15 @@ function lastFailure(connector: Connector): string | undefined {
 
 /** The view; `update` redraws it from the latest connectors. */
 export function connectorsView(host: ConnectorsViewHost) {
-  const rows = new Map<string, { row: HTMLTableRowElement; cells: HTMLTableCellElement[] }>();
+  const rows = new Map<
+    string,
+    {
+      row: HTMLTableRowElement;
+      cells: HTMLTableCellElement[];
+      retry: HTMLButtonElement;
+      rollback: HTMLButtonElement;
+    }
+  >();
   const body = h('tbody');
   const empty = h('p', { class: 'empty' }, 'No connector is installed.');
   const path = h('input', {
@@ -158,6 +201,40 @@ export function connectorsView(host: ConnectorsViewHost) {
               'Clear',
             ),
           );
+    const retry = h(
+      'button',
+      {
+        type: 'button',
+        class: 'retry',
+        'aria-label': `Retry ${key}`,
+        onclick: () =>
+          act(host, `Retrying ${key}`, async () => {
+            const answer = await call<{ runtime: { state: string } }>(
+              'POST',
+              `/connectors/${encodeURIComponent(key)}/retry`,
+            );
+            return `Retried ${key}: ${answer.runtime.state}.`;
+          }),
+      },
+      'Retry',
+    );
+    const rollback = h(
+      'button',
+      {
+        type: 'button',
+        class: 'rollback',
+        'aria-label': `Roll back ${key}`,
+        onclick: () =>
+          act(host, `Rolling ${key} back`, async () => {
+            const answer = await call<{ version: string }>(
+              'POST',
+              `/connectors/${encodeURIComponent(key)}/rollback`,
+            );
+            return `Rolled ${key} back to ${answer.version}.`;
+          }),
+      },
+      'Roll back',
+    );
     const actions = h(
       'td',
       {},
@@ -165,6 +242,8 @@ export function connectorsView(host: ConnectorsViewHost) {
         'div',
         { class: 'actions' },
         h('button', { type: 'button', onclick: () => host.showTools(key) }, `Tools of ${key}`),
+        retry,
+        rollback,
         h(
           'button',
           {
@@ -187,7 +266,7 @@ export function connectorsView(host: ConnectorsViewHost) {
       ),
     );
     const row = h('tr', { 'data-key': key }, ...cells, actions);
-    const made = { row, cells };
+    const made = { row, cells, retry, rollback };
     rows.set(key, made);
     return made;
   };
@@ -203,8 +282,12 @@ export function connectorsView(host: ConnectorsViewHost) {
         }
       }
       for (const connector of connectors) {
-        const { row, cells } = rowOf(connector);
+        const { row, cells, retry, rollback } = rowOf(connector);
         fill(cells, connector);
+        const runtime = connector.runtime;
+        // Retry for one that is not serving its installed release; roll back while one is pending.
+        retry.hidden = !runtime || (runtime.state === 'ready' && !runtime.pending);
+        rollback.hidden = !runtime?.pending || !runtime.running;
         body.append(row);
       }
       empty.hidden = connectors.length > 0;
@@ -222,7 +305,7 @@ function fill(cells: HTMLTableCellElement[], connector: Connector): void {
     cells[index]?.replaceChildren(...children);
   set(0, h('code', {}, connector.key));
   set(1, connector.name);
-  set(2, connector.version);
+  set(2, ...versionOf(connector));
   set(
     3,
     h('span', { class: `state state-${state}`, 'data-state': state }, state),
@@ -251,12 +334,13 @@ function fill(cells: HTMLTableCellElement[], connector: Connector): void {
       ? h(
           'ul',
           { class: 'recent' },
-          ...connector.recentEvents.map((event) =>
+          ...countedEvents(connector.recentEvents).map(({ event, count }) =>
             h(
               'li',
               {},
               timeOf(event.at),
               ` ${event.kind}`,
+              count > 1 ? ` (×${count})` : '',
               event.detail ? `: ${event.detail}` : '',
             ),
           ),

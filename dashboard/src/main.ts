@@ -128,6 +128,8 @@ function redraw(what: unknown, build: () => HTMLElement): void {
 }
 
 function show(view: View, focus = false): void {
+  // What an action in the view left before is no news in another one.
+  if (state.view !== view) host.say('');
   state.view = view;
   render();
   if (focus) main.querySelector('h2')?.setAttribute('tabindex', '-1');

@@ -23,7 +23,9 @@ function refreshOf(session: Session): string {
   return `${refresh.strategy ?? 'unknown'} (version ${refresh.version})`;
 }
 
+/** Why a session ended or needs a restart; nothing for one that is live. */
 function endOf(session: Session): string {
+  if (session.status !== 'exited' && session.status !== 'needs-restart') return '—';
   const parts = [session.reason, session.exit?.description].filter(Boolean);
   return parts.length ? parts.join('; ') : '—';
 }

@@ -23,10 +23,30 @@ export interface ControlContext {
   readonly metrics: Metrics;
 }
 
-const installBody = z.object({ path: z.string().min(1).refine(isAbsolute, 'must be absolute') });
+const installBody = z.object({
+  path: z.string().min(1).refine(isAbsolute, 'must be absolute'),
+  /** Wait for the connector's start, however long it takes (default: at most 2 s). */
+  wait: z.boolean().optional(),
+});
+
+/** Longest an install answer waits for the connector's start unless asked to wait. */
+const INSTALL_ANSWER_MS = 2_000;
 const credentialBody = z.object({ secret: z.string().min(1).max(16_384) }).strict();
 function keyParam(params: unknown): string {
   return (params as { key: string }).key;
+}
+
+/** What `promise` resolves to within `ms`, else undefined (it runs on regardless). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Adds every endpoint to `app`. */
@@ -38,15 +58,20 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
   app.get('/v1/connectors', async () => {
     const statuses = new Map(runtime.status().map((status) => [status.key, status]));
     const connectors = await Promise.all(
-      store.installed().map(async (connector) => ({
-        key: connector.key,
-        name: connector.manifest.name,
-        version: connector.manifest.version,
-        revision: connector.revision,
-        authKind: connector.manifest.auth.kind,
-        authReady: await store.authReady(connector.key),
-        runtime: statuses.get(connector.key) ?? null,
-      })),
+      store.installed().map(async (connector) => {
+        const status = statuses.get(connector.key);
+        return {
+          key: connector.key,
+          name: connector.manifest.name,
+          version: connector.manifest.version,
+          revision: connector.revision,
+          ...(status?.running && { running: status.running }),
+          ...(status?.pending && { pending: status.pending }),
+          authKind: connector.manifest.auth.kind,
+          authReady: await store.authReady(connector.key),
+          runtime: status ?? null,
+        };
+      }),
     );
     return { connectors };
   });
@@ -56,17 +81,43 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
   }));
 
   app.post('/v1/connectors/install', async (request) => {
-    const { path } = parseBody(installBody, request.body);
+    const { path, wait } = parseBody(installBody, request.body);
     const installed = await store.install(path);
-    const outcome = await reconcile(installed.key);
+    // The release is stored and its start has begun; a slow start is answered `starting`.
+    const reconciling = reconcile(installed.key);
+    reconciling.catch((error: unknown) =>
+      request.log.warn({ err: (error as Error)?.message }, 'reconciling an install failed'),
+    );
+    const outcome = wait ? await reconciling : await within(reconciling, INSTALL_ANSWER_MS);
+    const status = outcome?.status ?? runtime.status().find((s) => s.key === installed.key) ?? null;
+    const skipped = outcome?.skipped ?? (await runtime.skippedSkills(installed.key));
     return {
       key: installed.key,
       version: installed.manifest.version,
       revision: installed.revision,
       changed: installed.changed,
-      runtime: outcome.status,
-      skipped: outcome.skipped.map(({ path, code, message }) => ({ path, code, reason: message })),
+      runtime: status,
+      skipped: skipped.map(({ path, code, message }) => ({ path, code, reason: message })),
     };
+  });
+
+  app.post('/v1/connectors/:key/rollback', async (request) => {
+    const key = keyParam(request.params);
+    if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
+    const installed = await store.rollback(key);
+    const outcome = await reconcile(key);
+    return {
+      key,
+      version: installed.manifest.version,
+      revision: installed.revision,
+      changed: installed.changed,
+      runtime: outcome.status,
+    };
+  });
+
+  app.post('/v1/connectors/:key/retry', async (request) => {
+    const key = keyParam(request.params);
+    return { key, runtime: await runtime.retry(key) };
   });
 
   app.delete('/v1/connectors/:key', async (request) => {

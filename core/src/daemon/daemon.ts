@@ -80,6 +80,8 @@ export interface DaemonOptions {
   readonly agentTimeoutMs?: number;
   /** Most agent sessions the daemon holds at once, daemon- and host-driven (default 64). */
   readonly maxSessions?: number;
+  /** Failures in a row after which a connector parks until told (default 5). */
+  readonly parkAfter?: number;
   /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
   readonly permissionTimeoutMs?: number;
   /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
@@ -232,6 +234,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       publish: (event) => events.publish(event),
       startTimeoutMs: options.startTimeoutMs,
       ...(options.backoff && { backoff: options.backoff }),
+      ...(options.parkAfter !== undefined && { parkAfter: options.parkAfter }),
       counters: {
         call: (key) => metrics.inc(METRIC_NAMES.calls, { connector: key }),
         error: (key) => metrics.inc(METRIC_NAMES.callErrors, { connector: key }),

@@ -111,6 +111,12 @@ export function registerApiRoutes(
       request.body ?? {},
     ),
   );
+  api('POST', '/connectors/:key/retry', (request, reply) =>
+    forward(reply, 'POST', `/v1/connectors/${param(request, 'key')}/retry`),
+  );
+  api('POST', '/connectors/:key/rollback', (request, reply) =>
+    forward(reply, 'POST', `/v1/connectors/${param(request, 'key')}/rollback`),
+  );
   api('DELETE', '/connectors/:key/credentials', (request, reply) =>
     forward(reply, 'DELETE', `/v1/connectors/${param(request, 'key')}/credentials`),
   );

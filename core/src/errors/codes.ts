@@ -194,6 +194,11 @@ export const ERROR_CODES = Object.freeze({
       'Connector "{key}" is installed but its release {digest} cannot be read ({reason}): install the connector again.',
     status: 500,
   },
+  TUTTI_ERR_STORE_NO_ROLLBACK: {
+    message:
+      'Connector "{key}" has no earlier release that ran to go back to: install the release you want (POST /v1/connectors/install).',
+    status: 409,
+  },
   TUTTI_ERR_STORE_NOT_INSTALLED: {
     message: 'Connector "{key}" is not installed: install it from its release folder first.',
     status: 404,

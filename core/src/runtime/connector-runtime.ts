@@ -7,6 +7,7 @@
  * close. `reconcile` says per key what changed; the runtime is the one publisher of
  * `connector.*` events (one per change), and collects the releases nothing uses any more.
  */
+import { TuttiError } from '../errors/index.js';
 import type { SkillDiagnostic } from '../skills/skill-limits.js';
 import type { TuttiEventBody } from '../events/index.js';
 import {
@@ -51,6 +52,8 @@ export interface ConnectorRuntimeOptions {
   now?: () => number;
   /** Longest wait for an old generation's calls before it is closed (default 30 s). */
   drainMs?: number;
+  /** Failures in a row after which a connector parks until told (default 5). */
+  parkAfter?: number;
   counters?: CallCounters & { restart(key: string): void; crash(key: string): void };
   /** Every observation, as it is recorded. */
   onEvent?: (event: RuntimeEvent) => void;
@@ -93,6 +96,13 @@ export interface ConnectorRuntime {
    * its run condition and, unless ready, that condition's fixed advice.
    */
   available(): ConnectorSummary[];
+  /**
+   * Starts `key`'s installed release again now, a parked one included; resolves with its
+   * status after the attempt. TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR when it is not installed.
+   */
+  retry(key: string): Promise<ConnectorStatus>;
+  /** The skills of `key`'s installed release that are skipped, and why (read once per release). */
+  skippedSkills(key: string): Promise<readonly SkillDiagnostic[]>;
   /** The last recorded events, oldest first. */
   events(): readonly RuntimeEvent[];
   /** Stops every upstream (the registry is left as it is: the daemon is going away). */
@@ -103,6 +113,9 @@ const MAX_EVENTS = 500;
 
 /** How long a run must last after ready to count as healthy (10 s). */
 export const DEFAULT_STABLE_MS = 10_000;
+
+/** Failures in a row after which a connector parks (`tuttid --park-after`). */
+export const DEFAULT_PARK_AFTER = 5;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -146,6 +159,7 @@ class Runtime implements ConnectorRuntime {
       stableMs: options.stableMs ?? DEFAULT_STABLE_MS,
       now: options.now ?? Date.now,
       drainMs: options.drainMs ?? 30_000,
+      parkAfter: options.parkAfter ?? DEFAULT_PARK_AFTER,
       counters: options.counters,
       enqueue: (key, work) => void this.#queue.run(key, work),
       record: (key, kind, generation, detail) => this.#record(key, kind, generation, detail),
@@ -208,6 +222,21 @@ class Runtime implements ConnectorRuntime {
     return this.#recorded.slice();
   }
 
+  async skippedSkills(key: string): Promise<readonly SkillDiagnostic[]> {
+    const release = this.#options.store.get(key);
+    if (!release) return [];
+    return (await this.#services.skills.of(release).catch(() => undefined))?.diagnostics ?? [];
+  }
+
+  async retry(key: string): Promise<ConnectorStatus> {
+    const connector = this.#connectors.get(key);
+    if (!connector || !this.#options.store.get(key)) {
+      throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
+    }
+    await this.#queue.run(key, () => connector.retry());
+    return this.#statusOf(connector, true);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     for (const connector of this.#connectors.values()) connector.callOffStaleStart(undefined);
@@ -250,14 +279,11 @@ class Runtime implements ConnectorRuntime {
       });
     }
     const connector = this.#connectors.get(key);
-    const skipped =
-      release && connector
-        ? ((await this.#services.skills.of(release).catch(() => undefined))?.diagnostics ?? [])
-        : [];
+    const skipped = connector ? await this.skippedSkills(key) : [];
     return {
       key,
       change,
-      status: connector ? statusOf(connector.entry, this.#shims.state(key), true) : null,
+      status: connector ? this.#statusOf(connector, true) : null,
       skipped,
     };
   }
@@ -332,11 +358,22 @@ class Runtime implements ConnectorRuntime {
     }
   }
 
+  /** The status of `connector`, its installed release as the store has it. */
+  #statusOf(connector: Connector, withStderr: boolean): ConnectorStatus {
+    const { key } = connector;
+    return statusOf(
+      connector.entry,
+      this.#shims.state(key),
+      withStderr,
+      this.#options.store.get(key),
+    );
+  }
+
   /** Every connector with its status (with its stderr lines: `withStderr`), sorted by key. */
   #sorted(withStderr = false) {
     return [...this.#connectors.values()].sort(byKey).map((connector) => ({
       entry: connector.entry,
-      status: statusOf(connector.entry, this.#shims.state(connector.key), withStderr),
+      status: this.#statusOf(connector, withStderr),
     }));
   }
 }

@@ -16,6 +16,7 @@ import {
   type ConnectorCatalog,
   withAdvice,
 } from '../catalog/index.js';
+import type { InstalledConnector } from '../store/index.js';
 import type { RuntimeEntry } from './runtime-entry.js';
 import type { ConnectorStatus } from './types.js';
 
@@ -65,6 +66,7 @@ export function statusOf(
   entry: RuntimeEntry,
   shim: 'published' | 'failed' | undefined,
   withStderr = false,
+  installed: InstalledConnector | undefined = entry.connector,
 ): ConnectorStatus {
   const { paths } = entry.connector;
   const mcp = paths.mcp ? mcpStatus(entry) : undefined;
@@ -80,6 +82,8 @@ export function statusOf(
     toolCount: entry.toolCount,
     failures: entry.failures,
     restarts: entry.restarts,
+    ...runningOf(entry, installed),
+    ...(entry.parked && { parked: true as const }),
     ...(entry.lastError !== undefined && { lastError: entry.lastError }),
     ...(advice !== undefined && { advice }),
     ...(stderr && { stderr }),
@@ -87,6 +91,36 @@ export function statusOf(
     ...(mcp && { mcp }),
     ...(cli && { cli }),
   };
+}
+
+/**
+ * The release serving (`running`) and the installed one while it has not run (`pending`,
+ * with why): an upgrade that failed beside the one serving, the last good release serving
+ * after a restart, or a start under way.
+ */
+function runningOf(
+  entry: RuntimeEntry,
+  installed: InstalledConnector | undefined,
+): Pick<ConnectorStatus, 'running' | 'pending'> {
+  const serving = entry.state === 'ready' || entry.state === 'restarting';
+  const running = serving
+    ? { version: entry.connector.manifest.version, revision: entry.revision }
+    : undefined;
+  let pending: ConnectorStatus['pending'];
+  if (entry.pending && installed?.digest === entry.pending.release.digest) {
+    pending = {
+      version: entry.pending.release.manifest.version,
+      revision: installed.revision,
+      reason: entry.pending.reason,
+    };
+  } else if (installed && (!serving || installed.digest !== entry.connector.digest)) {
+    const reason =
+      entry.state === 'failed' ? (entry.lastError ?? 'it did not start') : 'it is starting';
+    if (entry.state !== 'needs-auth') {
+      pending = { version: installed.manifest.version, revision: installed.revision, reason };
+    }
+  }
+  return { ...(running && { running }), ...(pending && { pending }) };
 }
 
 /** The summary of a connector no route describes yet: its installed release's metadata. */

@@ -2,10 +2,14 @@
  * One installed connector in the runtime: the release it runs or waits to run, its live
  * upstream and what went wrong last, and the methods that move it: `sync` (with the store),
  * `start`, `relist` (the upstream's list_changed), `crashed`, `retire`, `hold` (nothing can
- * run: no credential, or one it cannot read). Every method runs on the runtime's queue for
- * this key, one at a time. An upgrade starts the new release beside the one serving, which
- * keeps serving until the new one listed its tools, then drains and closes in the
- * background.
+ * run: no credential, or one it cannot read), `retry`. Every method runs on the runtime's
+ * queue for this key, one at a time. An upgrade starts the new release beside the one
+ * serving, which keeps serving until the new one listed its tools, then drains and closes
+ * in the background. A release that never started does not replace the last one that ran:
+ * that one serves (after a restart too) while the new one is pending and retried; after
+ * `parkAfter` failures in a row a connector parks until a change, a restart or `retry`.
+ * A remote server is retried at most REMOTE_RETRY_MS apart and never parks once it ran:
+ * it comes back soon after its server does.
  */
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError, type TuttiError } from '../errors/index.js';
@@ -38,6 +42,8 @@ export interface ConnectorServices {
   readonly now: () => number;
   /** Longest wait for an old generation's calls before it is closed. */
   readonly drainMs: number;
+  /** Failures in a row after which a connector stops retrying (parks) until told. */
+  readonly parkAfter: number;
   readonly counters?:
     | (CallCounters & { restart(key: string): void; crash(key: string): void })
     | undefined;
@@ -52,6 +58,9 @@ export interface ConnectorServices {
   /** Syncs `key` with the store now (already on its queue). */
   syncNow(key: string): Promise<void>;
 }
+
+/** Longest wait between two retries of a remote (HTTP) server. */
+export const REMOTE_RETRY_MS = 5_000;
 
 /** What a sync did. */
 export type SyncResult = 'started' | 'failed' | 'held' | 'unchanged' | 'removed';
@@ -71,6 +80,8 @@ export class Connector {
   readonly #redactor: SecretRedactor;
   readonly #services: ConnectorServices;
   #removed = false;
+  /** A start of it succeeded in this daemon's life (a remote server that ran never parks). */
+  #ran = false;
 
   constructor(release: InstalledConnector, redactor: SecretRedactor, services: ConnectorServices) {
     this.key = release.key;
@@ -112,7 +123,28 @@ export class Connector {
       return 'held';
     }
     if (!entry.waiting && entry.attempted >= release.revision) return 'unchanged';
+    // A change (a new release or credential) starts the count of failures afresh.
+    entry.failures = 0;
+    entry.parked = false;
     return this.#run(release, entry.waiting ? undefined : entry, release.revision, 'started');
+  }
+
+  /**
+   * Starts the installed release again now, whatever the failures before (a parked
+   * connector included): what `POST /v1/connectors/{key}/retry` does.
+   */
+  async retry(): Promise<SyncResult> {
+    const { store } = this.#services;
+    const release = store.get(this.key);
+    if (!release || this.#services.closed()) return 'unchanged';
+    const entry = this.#entry;
+    if (entry.waiting) return 'unchanged';
+    if (entry.state === 'ready' && !entry.pending) return 'unchanged';
+    clearTimeout(entry.timer);
+    entry.failures = 0;
+    entry.parked = false;
+    const generation = await store.nextRevision(this.key);
+    return this.#run(store.get(this.key) ?? release, entry, generation, 'restarted');
   }
 
   /** Fences and removes its route and catalog entry, then closes its upstream. */
@@ -169,6 +201,7 @@ export class Connector {
     previous: RuntimeEntry | undefined,
     generation: number,
     kind: RuntimeEventKind,
+    fallback = false,
   ): Promise<SyncResult> {
     const services = this.#services;
     const { key } = this;
@@ -230,6 +263,7 @@ export class Connector {
       entry.state = 'ready';
       entry.startedAt = services.now();
       this.#entry = entry;
+      this.#ran = true;
       this.#publish(entry, generation);
       if (kind === 'restarted') {
         entry.restarts++;
@@ -256,6 +290,14 @@ export class Connector {
       failed.lastErrorCode = isTuttiError(error) ? error.code : undefined;
       if (!keepPrevious) entry.state = 'failed';
       services.record(key, 'start-failed', generation, detail);
+      const installed = services.store.get(key);
+      if (keepPrevious && installed?.digest === release.digest) {
+        failed.pending = { release, reason: detail };
+      }
+      // Nothing serves: the last release that ran serves while this one is pending.
+      if (!keepPrevious && !fallback && (await this.#fallBack(release, entry, detail))) {
+        return 'failed';
+      }
       // A refused credential stays refused: wait for a new one (a new revision) instead.
       if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) this.#scheduleRetry(failed);
       return 'failed';
@@ -267,6 +309,36 @@ export class Connector {
       if (previous.connection) this.#retireInBackground(previous);
     }
     return 'started';
+  }
+
+  /**
+   * Starts the last good release of this connector after `release` failed with nothing
+   * serving; true when it serves. The failed one is then pending on it, and retried.
+   */
+  async #fallBack(
+    release: InstalledConnector,
+    failed: RuntimeEntry,
+    reason: string,
+  ): Promise<boolean> {
+    const { store } = this.#services;
+    const good = await store.lastGood(this.key);
+    if (!good || good.digest === release.digest || this.#services.closed()) return false;
+    const generation = await store.nextRevision(this.key);
+    const ran = await this.#run(good, undefined, generation, 'started', true);
+    const serving = this.#entry;
+    if (ran !== 'started' || serving.state !== 'ready') return false;
+    serving.pending = { release, reason };
+    serving.failures = failed.failures;
+    // What the store holds now was attempted: a sync does not start it again on its own.
+    serving.attempted = store.revision(this.key);
+    this.#services.record(
+      this.key,
+      'fell-back',
+      generation,
+      `release ${good.manifest.version} serves while ${release.manifest.version} does not start`,
+    );
+    this.#scheduleRetry(serving);
+    return true;
   }
 
   /** Publishes the catalog entry of `entry` at `generation`. */
@@ -333,13 +405,32 @@ export class Connector {
     );
   }
 
-  /** Schedules the next start of `entry`: at once after a healthy run, else backed off. */
+  /**
+   * Schedules the next start of `entry`: at once after a healthy run, else backed off (a
+   * remote server at most REMOTE_RETRY_MS apart); parks it instead after `parkAfter`
+   * failures in a row, unless it is a remote server that ran. Answers the delay.
+   */
   #scheduleRetry(entry: RuntimeEntry, afterHealthyRun = false): number {
     const services = this.#services;
     if (services.closed()) return 0;
     if (afterHealthyRun) entry.failures = 0;
     else entry.failures++;
-    const delay = afterHealthyRun ? 0 : backoffDelay(entry.failures, services.backoff);
+    const remote = entry.connector.paths.mcp?.transport === 'http';
+    if (entry.failures >= services.parkAfter && !(remote && this.#ran)) {
+      clearTimeout(entry.timer);
+      if (!entry.parked) {
+        entry.parked = true;
+        services.record(
+          this.key,
+          'parked',
+          entry.generation,
+          `failed ${entry.failures} times in a row: no retry until a new release, a credential change, a daemon restart or POST /v1/connectors/${this.key}/retry`,
+        );
+      }
+      return -1;
+    }
+    const backedOff = afterHealthyRun ? 0 : backoffDelay(entry.failures, services.backoff);
+    const delay = remote ? Math.min(backedOff, REMOTE_RETRY_MS) : backedOff;
     clearTimeout(entry.timer);
     entry.timer = setTimeout(() => services.enqueue(this.key, () => this.#retry(entry)), delay);
     entry.timer.unref();

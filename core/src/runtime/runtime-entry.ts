@@ -47,6 +47,13 @@ export interface RuntimeEntry {
   startedAt?: number;
   timer?: NodeJS.Timeout;
   closing: boolean;
+  /**
+   * The installed release while it has not run, beside this entry's release serving (an
+   * upgrade that failed, or the last good release serving after a restart): why not yet.
+   */
+  pending?: { readonly release: InstalledConnector; reason: string };
+  /** It failed too often in a row: no retry until a change or `retry`. */
+  parked?: boolean;
 }
 
 /** A stand-in for an installed connector its first sync has not reached yet: `starting`. */

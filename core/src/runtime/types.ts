@@ -26,6 +26,19 @@ export interface ConnectorStatus {
   readonly failures: number;
   /** Upstream restarts since the daemon started. */
   readonly restarts: number;
+  /** The release serving now: its version and the store revision it started from. */
+  readonly running?: { readonly version: string; readonly revision: number };
+  /**
+   * The installed release while it has not run (a failed upgrade, the last good release
+   * serving after a restart, a start still under way): its version, revision and why.
+   */
+  readonly pending?: {
+    readonly version: string;
+    readonly revision: number;
+    readonly reason: string;
+  };
+  /** It failed too often in a row and is not retried until a change or `retry`. */
+  readonly parked?: true;
   /** Why the last start or run failed, when it did (known secrets masked). */
   readonly lastError?: string;
   /** The fixed advice of its state when it is not ready (never upstream output). */
@@ -54,7 +67,11 @@ export type RuntimeEventKind =
   | 'removed'
   | 'crashed'
   | 'restarted'
-  | 'start-failed';
+  | 'start-failed'
+  /** A failed start left nothing serving: the last release that ran serves instead. */
+  | 'fell-back'
+  /** It failed too often in a row: no retry until told (detail says what to do). */
+  | 'parked';
 
 /** One recorded observation (kept in a bounded ring). */
 export interface RuntimeEvent {

@@ -99,4 +99,15 @@ export interface ConnectorStore {
    * (an upstream still runs from them); returns the digests deleted, sorted.
    */
   pruneReleases(inUse?: Iterable<string>): Promise<string[]>;
+  /**
+   * The latest release of `key` that ran, other than the installed one (what a rollback
+   * goes back to, and what serves while a new release has never started); undefined when
+   * there is none, or its files are gone.
+   */
+  lastGood(key: string): Promise<InstalledConnector | undefined>;
+  /**
+   * Installs `key`'s last good release again (a new revision): TUTTI_ERR_STORE_NO_ROLLBACK
+   * when there is none.
+   */
+  rollback(key: string): Promise<InstallResult>;
 }

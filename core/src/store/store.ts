@@ -303,6 +303,53 @@ class Store implements ConnectorStore {
     });
   }
 
+  async lastGood(key: string): Promise<InstalledConnector | undefined> {
+    checkKey(key);
+    const installed = this.#state.connectors[key];
+    if (!installed) return undefined;
+    const digest = (this.#good.good[key] ?? []).find((ran) => ran !== installed.digest);
+    if (!digest) return undefined;
+    const dir = join(this.#folders.releasesDir, digest);
+    try {
+      const manifest = await readManifest(dir);
+      if (manifest.key !== key) return undefined;
+      return await describe(key, manifest, dir, digest, installed.installedAt, this.revision(key));
+    } catch {
+      return undefined;
+    }
+  }
+
+  async rollback(key: string): Promise<InstallResult> {
+    const previous = await this.lastGood(key);
+    if (!previous) throw new TuttiError('TUTTI_ERR_STORE_NO_ROLLBACK', { key });
+    return this.#queued(async () => {
+      const installed = this.#views.get(key);
+      if (installed?.digest === previous.digest)
+        return Object.freeze({ ...installed, changed: false });
+      const installedAt = new Date().toISOString();
+      const revisions = this.#bumped(key);
+      await this.#commit({
+        ...this.#state,
+        connectors: { ...this.#state.connectors, [key]: { digest: previous.digest, installedAt } },
+        revisions,
+      });
+      const view = await describe(
+        key,
+        previous.manifest,
+        previous.releaseDir,
+        previous.digest,
+        installedAt,
+        revisions[key]!,
+      );
+      this.#views = new Map(this.#views).set(key, view);
+      return Object.freeze({
+        ...view,
+        changed: true,
+        ...(installed && { previousDigest: installed.digest }),
+      });
+    });
+  }
+
   /** Runs `task` as one change of the store, one at a time, with its own abort signal. */
   #queued<T>(task: () => Promise<T>): Promise<T> {
     return this.#serialize((signal) => this.#operation.run(signal, task));

@@ -28,7 +28,15 @@ export interface HttpUpstreamOptions extends UpstreamCommonOptions {
   protocol?: HttpUpstreamProtocol;
   /** Custom fetch (tests, proxies). */
   fetch?: FetchLike;
+  /** How often the server is pinged to notice it went away (default 5 s). */
+  pingEveryMs?: number;
 }
+
+/**
+ * How often a remote server is pinged: one that went away is noticed within about two of
+ * these (a ping, and the time it is given to answer).
+ */
+export const REMOTE_PING_MS = 5_000;
 
 function negotiation(protocol: HttpUpstreamProtocol): ClientOptions['versionNegotiation'] {
   if (protocol === '2026-07-28') return { mode: { pin: '2026-07-28' } };
@@ -87,6 +95,7 @@ export async function openHttpUpstream(options: HttpUpstreamOptions): Promise<Up
       },
       exitInfo: () => undefined,
       hardFailure: (error) => hardFailure(error, transport.sessionId),
+      pingEveryMs: options.pingEveryMs ?? REMOTE_PING_MS,
     },
     options,
   );

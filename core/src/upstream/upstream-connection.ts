@@ -48,6 +48,11 @@ export interface UpstreamSetup {
    */
   hardFailure?(error: unknown): string | undefined;
   /**
+   * How often to ping a server that may go away with nothing to tell (a remote one): a
+   * ping it does not answer in time, or that fails hard, ends the connection.
+   */
+  pingEveryMs?: number;
+  /**
    * Installs a handler that sees every incoming message before the SDK client and consumes
    * those it returns true for. Given by transports of the 2025 era only (stdio): then
    * `tools/call` takes the raw path.
@@ -175,6 +180,23 @@ export async function connectUpstream(
       onError: (error) => client.onerror?.(error),
     });
     setup.intercept(raw.intercept);
+  }
+  // A remote server can go away with no stream to end: a bounded ping notices it.
+  if (setup.pingEveryMs !== undefined) {
+    const every = setup.pingEveryMs;
+    const pinging = setInterval(() => {
+      if (closing || ended) return clearInterval(pinging);
+      client.ping({ timeout: every }).catch((error: unknown) => {
+        if (closing || ended) return;
+        // Any answer, an error included (a server that does not know ping), is a live server.
+        const hard = setup.hardFailure?.(error);
+        const silent = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+        if (hard !== undefined || silent) {
+          fail({ reason: hard ?? `it did not answer a ping within ${every} ms` });
+        }
+      });
+    }, every);
+    pinging.unref();
   }
   // A 2026-07-28 list_changed stream that ends other than by our own close means the
   // server went away (a server shutting down ends it gracefully): connect again.
