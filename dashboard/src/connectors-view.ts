@@ -25,15 +25,12 @@ export function stateOf(connector: Connector): string {
 function reasonOf(connector: Connector): string | undefined {
   const runtime = connector.runtime;
   if (!runtime) return connector.authReady ? undefined : 'Waits for a credential: set one below.';
-  const parked = runtime.parked
-    ? ' It failed too often in a row and is not retried: Retry tries it again.'
-    : '';
   if (runtime.state === 'ready') {
     return runtime.pending
-      ? `Version ${runtime.pending.version} did not start: ${runtime.pending.reason}.${parked}`
+      ? `Version ${runtime.pending.version} did not start: ${runtime.pending.reason}`
       : undefined;
   }
-  if (runtime.lastError) return `${runtime.lastError}${parked}`;
+  if (runtime.lastError) return runtime.lastError;
   // While a failed server is retried its state reads `starting`: say what the last try met.
   const failure = runtime.failures > 0 ? lastFailure(connector) : undefined;
   if (failure) return `Last failure: ${failure}`;
@@ -310,6 +307,15 @@ function fill(cells: HTMLTableCellElement[], connector: Connector): void {
     3,
     h('span', { class: `state state-${state}`, 'data-state': state }, state),
     ...(reason ? [h('p', { class: 'reason' }, reason)] : []),
+    ...(runtime?.parked
+      ? [
+          h(
+            'p',
+            { class: 'parked' },
+            'It failed too often in a row and is not retried any more: Retry tries it again.',
+          ),
+        ]
+      : []),
     ...(stderr.length
       ? [
           h(

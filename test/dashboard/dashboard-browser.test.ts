@@ -197,6 +197,33 @@ describe('the dashboard in a browser', () => {
         : shown === undefined;
     };
     await expect.poll(stderrAgrees, WAIT).toBe(true);
+    // It wraps, and the reason points at it rather than at the control API.
+    const whiteSpace = await stderr.evaluate(
+      (element) =>
+        (
+          globalThis as unknown as {
+            getComputedStyle(e: unknown): { whiteSpace: string };
+          }
+        ).getComputedStyle(element).whiteSpace,
+    );
+    expect(whiteSpace).toBe('pre-wrap');
+    expect(await reason.textContent()).not.toContain('/v1/');
+    // Nothing of it ever ran: no version runs, the installed one is pending.
+    await expect
+      .poll(() => row('broken').locator('td').nth(2).textContent(), WAIT)
+      .toBe('—pending 0.0.1');
+    // Its retries are one line each kind, counted.
+    await expect
+      .poll(() => row('broken').locator('ul.recent').textContent(), WAIT)
+      .toMatch(/start-failed \(×\d+\)/);
+    const retry = row('broken').getByRole('button', { name: 'Retry broken' });
+    await retry.click();
+    await expect
+      .poll(() => page.locator('#notice').textContent(), WAIT)
+      .toMatch(/^Retried broken: /);
+    expect(await row('broken').getByRole('button', { name: 'Roll back broken' }).isHidden()).toBe(
+      true,
+    );
   });
 
   it('sets a credential from its write-only field and shows the status change', async () => {

@@ -230,7 +230,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_UPSTREAM_START_FAILED: {
     message:
-      'Upstream MCP server "{target}" failed during startup: {reason}. The last lines it wrote to stderr are in the connector\'s state (GET /v1/connectors); check its command, URL and credentials.',
+      'Upstream MCP server "{target}" failed during startup: {reason}. The last lines it wrote to stderr are shown with the connector\'s state (the dashboard, tuttid status); check its command, URL and credentials.',
     status: 502,
   },
   TUTTI_ERR_UPSTREAM_START_ABANDONED: {
