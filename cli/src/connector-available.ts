@@ -63,6 +63,12 @@ export function renderConnectorTable(connectors: readonly ConnectorSummary[]): s
   for (const connector of connectors) {
     const about = sanitizeText(connector.description);
     lines.push(about ? `${connector.key}: ${about}` : `${connector.key}:`);
+    if (connector.pending) {
+      const serving = connector.running ? `; ${connector.running.version} serves` : '';
+      lines.push(
+        `  release ${sanitizeText(connector.pending.version, 40)} pending: ${connector.pending.reason}${serving}`,
+      );
+    }
     for (const entry of connector.interfaces) {
       // The fixed advice, with the connector's key where it says {key}.
       if (entry.advice) {

@@ -122,9 +122,16 @@ describe('the state shown is the state that runs', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await recorded(daemon, 'memo', 'start-failed')).toBe(tries);
     const available = (await daemon.control('GET', '/v1/connectors/available')).body.connectors;
-    expect(available.find((c: { key: string }) => c.key === 'memo').interfaces[0].status).toBe(
-      'ready',
-    );
+    const summary = available.find((c: { key: string }) => c.key === 'memo');
+    expect(summary.interfaces[0].status).toBe('ready');
+    // `connector available` says it too, in fixed words (never the upstream's).
+    expect(summary).toMatchObject({
+      running: { version: '1.0.0' },
+      pending: {
+        version: '2.0.0',
+        reason: 'it did not start; tuttid status or the dashboard say why',
+      },
+    });
 
     // After a restart the last release that ran serves, the new one still pending.
     daemon.child.kill('SIGTERM');

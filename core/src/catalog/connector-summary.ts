@@ -74,8 +74,21 @@ export const connectorSummarySchema = z
     description: z.string().max(2048),
     skills: z.array(skillSummarySchema),
     interfaces: z.array(z.discriminatedUnion('kind', [mcpInterfaceSchema, cliInterfaceSchema])),
+    /** The release serving now. */
+    running: z.object({ version: z.string(), revision: z.number() }).strict().optional(),
+    /** The installed release while it has not run; `reason` is a fixed text. */
+    pending: z
+      .object({ version: z.string(), revision: z.number(), reason: z.string() })
+      .strict()
+      .optional(),
   })
   .strict();
+
+/** The fixed reasons of a pending release in `connector available` (never an upstream's words). */
+export const PENDING_REASONS = Object.freeze({
+  starting: 'it is starting',
+  failed: 'it did not start; tuttid status or the dashboard say why',
+} as const);
 
 /** One connector as `tutti connector available` shows it (spec section 9.2). */
 export type ConnectorSummary = z.infer<typeof connectorSummarySchema>;

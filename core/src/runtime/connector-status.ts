@@ -14,6 +14,7 @@ import {
   connectorSummarySchema,
   type InterfaceStatus,
   type ConnectorCatalog,
+  PENDING_REASONS,
   withAdvice,
 } from '../catalog/index.js';
 import type { InstalledConnector } from '../store/index.js';
@@ -163,6 +164,17 @@ export function summariesOf(
     if (!base) continue;
     out.push({
       ...base,
+      ...(status.running && { running: { ...status.running } }),
+      ...(status.pending && {
+        pending: {
+          version: status.pending.version,
+          revision: status.pending.revision,
+          reason:
+            status.state === 'starting' && !status.lastError
+              ? PENDING_REASONS.starting
+              : PENDING_REASONS.failed,
+        },
+      }),
       skills: base.skills.map((skill) => ({ ...skill })),
       interfaces: base.interfaces.map(({ advice: _advice, ...face }) =>
         face.kind === 'mcp'
