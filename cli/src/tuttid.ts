@@ -8,6 +8,7 @@
  * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line); once
  * the connectors settled, their states (with `--json`, a `settled` line).
  * Logs go to stderr as JSON lines, with every token redacted.
+ * `tuttid status` and `tuttid dashboard` are operator commands (operator/), not the daemon.
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
@@ -31,10 +32,17 @@ const demoRoot = resolve(here, '..', 'demo-connectors');
 
 /** What `tuttid --help` prints. */
 export const TUTTID_USAGE = `Usage: tuttid [options]
+       tuttid status [--home DIR] [--json]
+       tuttid dashboard [--home DIR] [--json]
 
 Runs the tutti connector daemon on one tutti home until SIGTERM or SIGINT (Ctrl-C). It
 serves every installed connector's tools from one loopback MCP server, "connector", and
 its control API on 127.0.0.1. One daemon runs per home.
+
+Commands (they ask the daemon running for the home; \`tuttid <command> --help\`):
+  status                      each connector's status, why it does not work and its
+                              server's last stderr lines; each agent session's status
+  dashboard                   a new one-time login link of the dashboard
 
 Options:
   --home DIR                  tutti home (default: $TUTTI_HOME, else ~/.tutti)

@@ -225,7 +225,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_UPSTREAM_START_FAILED: {
     message:
-      'Upstream MCP server "{target}" failed during startup: {reason}. The last lines it wrote to stderr are in the connector\'s state (GET /v1/connectors); check its command, URL and credentials.',
+      'Upstream MCP server "{target}" failed during startup: {reason}. The last lines it wrote to stderr are in the connector\'s state (`tuttid status`, or GET /v1/connectors); check its command, URL and credentials.',
     status: 502,
   },
   TUTTI_ERR_UPSTREAM_START_ABANDONED: {
@@ -547,7 +547,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N] [--max-release-mb N]; `tuttid --help` says what each does.',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N] [--max-release-mb N], or tuttid status (or dashboard) [--home DIR] [--json]; `tuttid --help` says what each does.',
     status: 400,
   },
   TUTTI_ERR_HOME_TOO_NEW: {
