@@ -1,5 +1,13 @@
 #!/usr/bin/env node
-// The `tuttid` daemon: runs the compiled entry in ../dist/tuttid.js.
-import { run } from '../dist/tuttid.js';
+// The `tuttid` daemon: runs the compiled entry in ../dist/tuttid.js. The operator commands
+// (`tuttid status`, `tuttid dashboard`) ask the running daemon instead, without loading it.
+import { runOperatorCommand } from '../dist/operator/index.js';
 
-await run(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const code = await runOperatorCommand(argv);
+if (code === undefined) {
+  const { run } = await import('../dist/tuttid.js');
+  await run(argv);
+} else {
+  process.exitCode = code;
+}

@@ -1,7 +1,9 @@
 /**
- * How the `tutti` CLI reaches the running daemon: `<home>/run/daemon.json` names its pid,
- * control URL and control token, and `GET /v1/connectors/available` answers the documented
- * list. Every failure becomes a TuttiError whose message holds no URL, port or token.
+ * How the `tutti` CLI and the operator commands of `tuttid` (`tuttid status`, `tuttid
+ * dashboard`) reach the running daemon: `<home>/run/daemon.json` names its pid, control URL
+ * and control token, and the control API answers (`GET /v1/connectors/available` the
+ * documented list). Every failure becomes a TuttiError whose message holds no URL, port or
+ * token.
  * `node:http`, not `fetch`: Node builds its fetch (undici) on first use, which a CLI call
  * pays for; and the answer is checked without zod for the same reason (figures in
  * docs/benchmarks.md).
@@ -88,8 +90,13 @@ interface DaemonAnswer {
 /** Largest answer read from the daemon; a longer one is not a connector list of ours. */
 const ANSWER_LIMIT = 16 * 1024 * 1024;
 
-function request(home: string, info: DaemonInfo): Promise<DaemonAnswer> {
-  const url = new URL(`${info.controlUrl.replace(/\/+$/, '')}/v1/connectors/available`);
+function request(
+  home: string,
+  info: DaemonInfo,
+  method: 'GET' | 'POST',
+  path: string,
+): Promise<DaemonAnswer> {
+  const url = new URL(`${info.controlUrl.replace(/\/+$/, '')}${path}`);
   return new Promise((resolve, reject) => {
     // A socket error names the address; it is dropped on purpose, never chained as a cause.
     const fail = (error: TuttiError) => {
@@ -100,7 +107,10 @@ function request(home: string, info: DaemonInfo): Promise<DaemonAnswer> {
       fail(new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason }));
     const outgoing = httpRequest(
       url,
-      { headers: { authorization: `Bearer ${info.controlToken}`, accept: 'application/json' } },
+      {
+        method,
+        headers: { authorization: `Bearer ${info.controlToken}`, accept: 'application/json' },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -131,24 +141,47 @@ function request(home: string, info: DaemonInfo): Promise<DaemonAnswer> {
   });
 }
 
+/** The daemon running for a home, as its control file names it. */
+export interface DaemonConnection {
+  readonly info: DaemonInfo;
+  /**
+   * Calls `path` of its control API and answers the parsed JSON body of a 2xx answer.
+   * Throws TUTTI_ERR_CLI_DAEMON_NOT_RUNNING, _STARTING, _REJECTED or _BAD_RESPONSE.
+   */
+  call(method: 'GET' | 'POST', path: string): Promise<unknown>;
+}
+
+/**
+ * The daemon running for `home`; throws TUTTI_ERR_CLI_DAEMON_NOT_RUNNING (or _STARTING
+ * while it has not published its control file yet) when none answers.
+ */
+export async function connectToDaemon(home: string): Promise<DaemonConnection> {
+  const info = await readDaemonInfo(home);
+  if (!info) throw notAnswering(home);
+  return {
+    info,
+    async call(method, path) {
+      const answer = await request(home, info, method, path);
+      // Redirects are not followed: the daemon never sends one, and the token stays with it.
+      if (answer.status < 200 || answer.status > 299) {
+        throw new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason: `HTTP ${answer.status}` });
+      }
+      try {
+        return JSON.parse(answer.text) as unknown;
+      } catch {
+        throw new TuttiError('TUTTI_ERR_CLI_DAEMON_BAD_RESPONSE');
+      }
+    },
+  };
+}
+
 /**
  * Asks the daemon running for `home` which connectors are available.
  * Throws TUTTI_ERR_CLI_DAEMON_NOT_RUNNING, _STARTING, _REJECTED or _BAD_RESPONSE.
  */
 export async function fetchAvailableConnectors(home: string): Promise<AvailableConnectors> {
-  const info = await readDaemonInfo(home);
-  if (!info) throw notAnswering(home);
-  const answer = await request(home, info);
-  // Redirects are not followed: the daemon never sends one, and the token stays with it.
-  if (answer.status < 200 || answer.status > 299) {
-    throw new TuttiError('TUTTI_ERR_CLI_DAEMON_REJECTED', { reason: `HTTP ${answer.status}` });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(answer.text);
-  } catch {
-    throw new TuttiError('TUTTI_ERR_CLI_DAEMON_BAD_RESPONSE');
-  }
+  const daemon = await connectToDaemon(home);
+  const body = await daemon.call('GET', '/v1/connectors/available');
   const connectors = parseConnectorSummaries((body as { connectors?: unknown } | null)?.connectors);
   if (!connectors) throw new TuttiError('TUTTI_ERR_CLI_DAEMON_BAD_RESPONSE');
   return { connectors };

@@ -49,6 +49,28 @@ describe('tuttid arguments', () => {
     );
   });
 
+  it('takes the log level and the log file rotation, with their defaults, and refuses bad ones', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs([], env)).toMatchObject({
+      logFile: { maxBytes: 10 * 1024 * 1024, maxFiles: 5 },
+    });
+    expect(parseTuttidArgs([], env).logLevel).toBeUndefined();
+    const set = parseTuttidArgs(
+      ['--log-level', 'debug', '--log-file-size', '4096', '--log-file-count', '0'],
+      env,
+    );
+    expect(set).toMatchObject({ logLevel: 'debug', logFile: { maxBytes: 4096, maxFiles: 0 } });
+    expect(() => parseTuttidArgs(['--log-level', 'loud'], env)).toThrow(
+      '--log-level takes one of trace, debug, info, warn, error, fatal, silent',
+    );
+    expect(() => parseTuttidArgs(['--log-file-size', '0'], env)).toThrow(
+      '--log-file-size takes a whole number from 1 up',
+    );
+    expect(() => parseTuttidArgs(['--log-file-count=1.5'], env)).toThrow(
+      '--log-file-count takes a whole number from 0 up',
+    );
+  });
+
   it('tells the banner to run `tutti` by name when it is on PATH, else through node', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tutti-path-'));
     try {

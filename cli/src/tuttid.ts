@@ -1,13 +1,16 @@
 /**
  * `tuttid [--home DIR] [--port N] [--control-port N] [--json] [--no-demo] [--log-level L]`
+ * `[--log-file-size BYTES] [--log-file-count N]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
- * `[--permission-timeout MS] [--max-sessions N] [--help]` (logs: `warn` by default, `info`
- * with `--json`; the limits are described in docs/limits.md): runs the connector daemon until SIGTERM or
- * SIGINT. On ready (its servers listen; the connectors still come up) it writes
- * `<home>/run/daemon.json` and prints a short banner (with `--json`, one JSON line); once
- * the connectors settled, their states (with `--json`, a `settled` line).
- * Logs go to stderr as JSON lines, with every token redacted.
+ * `[--permission-timeout MS] [--max-sessions N] [--help]` (the limits are described in
+ * docs/limits.md): runs the connector daemon until SIGTERM or SIGINT. On ready (its
+ * servers listen; the connectors still come up) it writes `<home>/run/daemon.json` and
+ * prints a short banner (with `--json`, one JSON line); once the connectors settled, their
+ * states (with `--json`, a `settled` line); on a signal, `stopping` and `stopped` lines
+ * (with `--json`, log lines). Logs go to `<home>/logs/tuttid.log` (daemon-log/) and to
+ * stderr: short human lines with repeats counted, or JSON lines with `--json`.
+ * `tuttid status` and `tuttid dashboard` are operator commands (operator/), not the daemon.
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
@@ -22,7 +25,8 @@ import {
 } from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
 import { installExitHandlers, shQuote } from '@tutti/core/internal';
-import { pino } from 'pino';
+import { createDaemonLog, type DaemonLog, logFilePath } from './daemon-log/daemon-logger.js';
+import { DEFAULT_LOG_FILE_BYTES, DEFAULT_LOG_FILES } from './daemon-log/log-file.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository (or installed package set) root: `cli/dist/..` -> `cli` -> root. */
@@ -31,10 +35,17 @@ const demoRoot = resolve(here, '..', 'demo-connectors');
 
 /** What `tuttid --help` prints. */
 export const TUTTID_USAGE = `Usage: tuttid [options]
+       tuttid status [--home DIR] [--json]
+       tuttid dashboard [--home DIR] [--json]
 
 Runs the tutti connector daemon on one tutti home until SIGTERM or SIGINT (Ctrl-C). It
 serves every installed connector's tools from one loopback MCP server, "connector", and
 its control API on 127.0.0.1. One daemon runs per home.
+
+Commands (they ask the daemon running for the home; \`tuttid <command> --help\`):
+  status                      each connector's status, why it does not work and its
+                              server's last stderr lines; each agent session's status
+  dashboard                   a new one-time login link of the dashboard
 
 Options:
   --home DIR                  tutti home (default: $TUTTI_HOME, else ~/.tutti)
@@ -42,8 +53,11 @@ Options:
                               it installs "notes", an MCP server, and "hello", a CLI)
   --json                      print JSON lines (ready, then settled) instead of the
                               banner; logs at info
-  --log-level LEVEL           trace, debug, info, warn, error, fatal or silent
-                              (default: warn, info with --json); logs go to stderr
+  --log-level LEVEL           trace, debug, info, warn, error, fatal or silent, for
+                              the log file and stderr (default: info in the file;
+                              warn on stderr, info with --json)
+  --log-file-size BYTES       rotate <home>/logs/tuttid.log at this size (default 10 MiB)
+  --log-file-count N          rotated log files kept (default 5)
   --port N                    port of the "connector" MCP server (default: a free one)
   --control-port N            port of the control API (default: a free one)
   --mcp-body-limit BYTES      largest request to the MCP server (default 4 MiB)
@@ -60,9 +74,10 @@ Options:
   -h, --help                  print this help and exit
 
 Once ready it writes <home>/run/daemon.json (control URL and token, mode 0600).
+It logs JSON lines to <home>/logs/tuttid.log (mode 0600) and short lines to stderr.
 Discover the connectors with \`tutti connector available\`; install one through the
 control API: POST /v1/connectors/install {"path": "<release folder>"}
-(docs/control-api.md). Limits: docs/limits.md.
+(docs/control-api.md). Day to day: docs/running-the-daemon.md. Limits: docs/limits.md.
 `;
 
 /** The options `tuttid` takes, as `node:util` parseArgs reads them. */
@@ -73,6 +88,8 @@ export const TUTTID_OPTIONS = {
   json: { type: 'boolean', default: false },
   'no-demo': { type: 'boolean', default: false },
   'log-level': { type: 'string' },
+  'log-file-size': { type: 'string' },
+  'log-file-count': { type: 'string' },
   'mcp-body-limit': { type: 'string' },
   'control-body-limit': { type: 'string' },
   'max-listen-streams': { type: 'string' },
@@ -94,7 +111,10 @@ export interface TuttidArgs {
   controlPort: number;
   json: boolean;
   demo: boolean;
-  logLevel: string;
+  /** `--log-level`; absent: info in the log file, warn on stderr (info with `--json`). */
+  logLevel?: string;
+  /** The log file's rotation: its largest size in bytes and the rotated files kept. */
+  logFile: { maxBytes: number; maxFiles: number };
   /** The caps given on the command line; absent ones keep the daemon's defaults. */
   limits: {
     mcpBodyLimit?: number;
@@ -156,7 +176,15 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     controlPort: portOf(values['control-port'] as string | undefined, '--control-port'),
     json: values.json === true,
     demo: values['no-demo'] !== true,
-    logLevel: String(values['log-level'] ?? (values.json === true ? 'info' : 'warn')),
+    ...(values['log-level'] !== undefined && {
+      logLevel: logLevelOf(values['log-level'] as string),
+    }),
+    logFile: {
+      maxBytes:
+        countOf(values['log-file-size'] as string | undefined, '--log-file-size') ??
+        DEFAULT_LOG_FILE_BYTES,
+      maxFiles: wholeOf(values['log-file-count'] as string | undefined, '--log-file-count'),
+    },
     limits: {
       mcpBodyLimit: countOf(values['mcp-body-limit'] as string | undefined, '--mcp-body-limit'),
       controlBodyLimit: countOf(
@@ -185,6 +213,27 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
   };
 }
 
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function logLevelOf(value: string): string {
+  if (!LOG_LEVELS.includes(value)) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: `--log-level takes one of ${LOG_LEVELS.join(', ')}`,
+    });
+  }
+  return value;
+}
+
+function wholeOf(value: string | undefined, flag: string): number {
+  if (value === undefined) return DEFAULT_LOG_FILES;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: `${flag} takes a whole number from 0 up`,
+    });
+  }
+  return Number(value);
+}
+
 function megabytesOf(value: string): number {
   const megabytes = Number(value);
   if (!Number.isInteger(megabytes) || megabytes < 1) {
@@ -207,23 +256,31 @@ export function demoConnectors(): string[] {
   }
 }
 
-/** The `tutti` bin of this package. */
-const tuttiBin = resolve(here, '..', 'bin', 'tutti.js');
+/** The `tutti` and `tuttid` bins of this package. */
+const bins = {
+  tutti: resolve(here, '..', 'bin', 'tutti.js'),
+  tuttid: resolve(here, '..', 'bin', 'tuttid.js'),
+};
 
-/** How to run `tutti` from a shell: by name when it is on PATH, else through node. */
-export function tuttiCommand(env: NodeJS.ProcessEnv = process.env): string {
+/** How to run `name` from a shell: by name when it is on PATH, else through node. */
+function commandOf(name: keyof typeof bins, env: NodeJS.ProcessEnv): string {
   const onPath = (env.PATH ?? '')
     .split(delimiter)
     .filter((dir) => isAbsolute(dir))
     .some((dir) => {
       try {
-        accessSync(join(dir, 'tutti'), constants.X_OK);
+        accessSync(join(dir, name), constants.X_OK);
         return true;
       } catch {
         return false;
       }
     });
-  return onPath ? 'tutti' : `node ${shellWord(tuttiBin)}`;
+  return onPath ? name : `node ${shellWord(bins[name])}`;
+}
+
+/** How to run `tutti` from a shell: by name when it is on PATH, else through node. */
+export function tuttiCommand(env: NodeJS.ProcessEnv = process.env): string {
+  return commandOf('tutti', env);
 }
 
 /** One line per connector: its state, what it serves, its CLI command. */
@@ -252,6 +309,7 @@ function shellWord(value: string): string {
 
 function banner(daemon: Daemon): string {
   const shims = join(daemon.home, 'bin');
+  const home = shellWord(daemon.home);
   const lines = [
     'tuttid is ready',
     `  home        ${daemon.home}`,
@@ -260,7 +318,9 @@ function banner(daemon: Daemon): string {
     `  CLI shims   ${shims} (first on PATH in agent sessions)`,
     `              in a shell: PATH=${shellWord(shims)}:"$PATH" tutti-connector-<key> ...`,
     `  dashboard   ${daemon.dashboard.loginLink().url} (one-time login link, 5 minutes)`,
-    `  discover    ${tuttiCommand()} connector available --home ${shellWord(daemon.home)}`,
+    `  discover    ${tuttiCommand()} connector available --home ${home}`,
+    `  status      ${commandOf('tuttid', process.env)} status --home ${home} (why a connector does not work)`,
+    `  log file    ${logFilePath(daemon.home)}`,
     '  stop        Ctrl-C',
   ];
   return `${lines.join('\n')}\n`;
@@ -269,6 +329,37 @@ function banner(daemon: Daemon): string {
 /** The connectors' states as the JSON lines carry them. */
 function connectorStates(statuses: readonly ConnectorStatus[]) {
   return statuses.map(({ key, state, toolCount }) => ({ key, state, toolCount }));
+}
+
+/**
+ * Says when a signal stops the daemon and when it is gone: `stopping` and `stopped` lines
+ * on stdout (with `--json`, log lines only: stdout keeps its two JSON lines), and the
+ * final count of each warning repeated since its count was last shown.
+ */
+function announceStops(daemon: Daemon, log: DaemonLog, json: boolean): void {
+  let signalled: NodeJS.Signals | undefined;
+  let closed = false;
+  const say = (text: string) => {
+    if (!json) process.stdout.write(`${text}\n`);
+  };
+  installExitHandlers(daemon.supervisor, {
+    onSignal: async (signal) => {
+      signalled = signal;
+      log.logger.info({ signal }, 'stopping');
+      say(`stopping (${signal}): closing the agent sessions, the connectors and the servers`);
+      await daemon.close();
+      closed = true;
+    },
+    absorb: (error) => daemon.absorbEscapedError(error),
+  });
+  process.once('exit', (code) => {
+    if (signalled === undefined) return;
+    for (const line of log.repeats()) process.stderr.write(`${line}\n`);
+    const how = closed ? '' : ' (the orderly stop took too long: what was left was killed)';
+    log.logger.info({ signal: signalled, code, orderly: closed }, 'stopped');
+    say(`stopped${how}`);
+    log.close();
+  });
 }
 
 /**
@@ -281,24 +372,34 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
     process.stdout.write(TUTTID_USAGE);
     return undefined;
   }
-  const logger = pino({ level: args.logLevel }, pino.destination(2));
-  const daemon = await startDaemon({
+  const log = createDaemonLog({
     home: args.home,
-    port: args.port,
-    controlPort: args.controlPort,
-    logger,
-    demoConnectors: args.demo ? demoConnectors() : [],
-    ...Object.fromEntries(Object.entries(args.limits).filter(([, value]) => value !== undefined)),
-    ...(args.maxReleaseMb !== undefined && {
-      releaseLimits: { maxBytes: args.maxReleaseMb * 1024 * 1024 },
-    }),
-    repoRoot,
-    nodeModules: [join(repoRoot, 'node_modules')],
+    json: args.json,
+    ...(args.logLevel !== undefined && { level: args.logLevel }),
+    fileBytes: args.logFile.maxBytes,
+    files: args.logFile.maxFiles,
   });
-  installExitHandlers(daemon.supervisor, {
-    onSignal: () => daemon.close(),
-    absorb: (error) => daemon.absorbEscapedError(error),
-  });
+  const { logger } = log;
+  let daemon: Daemon;
+  try {
+    daemon = await startDaemon({
+      home: args.home,
+      port: args.port,
+      controlPort: args.controlPort,
+      logger,
+      demoConnectors: args.demo ? demoConnectors() : [],
+      ...Object.fromEntries(Object.entries(args.limits).filter(([, value]) => value !== undefined)),
+      ...(args.maxReleaseMb !== undefined && {
+        releaseLimits: { maxBytes: args.maxReleaseMb * 1024 * 1024 },
+      }),
+      repoRoot,
+      nodeModules: [join(repoRoot, 'node_modules')],
+    });
+  } catch (error) {
+    log.close();
+    throw error;
+  }
+  announceStops(daemon, log, args.json);
   if (args.json) {
     const ready = {
       event: 'ready',

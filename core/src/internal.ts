@@ -15,6 +15,7 @@ export {
   waitForGroupExit,
 } from './process/process-group.js';
 export { createProcessSupervisor, type ProcessSupervisor } from './process/supervisor.js';
+export { createSecretRedactor } from './process/secret-redactor.js';
 
 // Tokens, the registry and the loopback `connector` server.
 export { createTokenService, type RevokeReason, type TokenService } from './auth/token-service.js';

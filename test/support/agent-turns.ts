@@ -83,22 +83,11 @@ export function callConnectorTool(localTool: string, args: Record<string, unknow
 }
 
 /**
- * Writes what each agent reads to reach the scripted model (the daemon's own Codex and Tutti
- * Agent homes, an opencode config) and returns, per agent, the session request fields.
+ * The `config.toml` of a Codex (or Tutti Agent) home that points the agent at the scripted
+ * model (Responses API), offline.
  */
-/** The fields of a session request that start one agent against the scripted model. */
-export interface TurnAgentBody {
-  readonly provider: string;
-  readonly env: Record<string, string>;
-  readonly launch?: { readonly command: string; readonly args?: readonly string[] };
-  readonly [key: string]: unknown;
-}
-
-export async function turnAgents(
-  agents: AgentDaemon,
-  model: ScriptedModel,
-): Promise<Record<TurnAgent, TurnAgentBody>> {
-  const codexConfig = [
+export function scriptedCodexConfig(model: Pick<ScriptedModel, 'url'>): string {
+  return [
     'model = "scripted-model"',
     'model_provider = "scripted"',
     // The user's sandbox: commands may write the workspace (Debian's bubblewrap runs it).
@@ -113,6 +102,35 @@ export async function turnAgents(
     'wire_api = "responses"',
     '',
   ].join('\n');
+}
+
+/** What Claude Code (the Agent SDK) needs in its environment to use the scripted model. */
+export function scriptedClaudeEnv(model: Pick<ScriptedModel, 'url'>): Record<string, string> {
+  return {
+    IS_SANDBOX: '1',
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: 'test-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+}
+
+/** The fields of a session request that start one agent against the scripted model. */
+export interface TurnAgentBody {
+  readonly provider: string;
+  readonly env: Record<string, string>;
+  readonly launch?: { readonly command: string; readonly args?: readonly string[] };
+  readonly [key: string]: unknown;
+}
+
+/**
+ * Writes what each agent reads to reach the scripted model (the daemon's own Codex and Tutti
+ * Agent homes, an opencode config) and returns, per agent, the session request fields.
+ */
+export async function turnAgents(
+  agents: AgentDaemon,
+  model: ScriptedModel,
+): Promise<Record<TurnAgent, TurnAgentBody>> {
+  const codexConfig = scriptedCodexConfig(model);
   for (const home of [agents.codexHome, agents.tuttiAgentHome]) {
     await mkdir(home, { recursive: true });
     await writeFile(join(home, 'config.toml'), codexConfig);
@@ -145,13 +163,7 @@ export async function turnAgents(
   return {
     'claude-sdk': {
       provider: 'claude-sdk',
-      env: {
-        ...env,
-        IS_SANDBOX: '1',
-        ANTHROPIC_BASE_URL: model.url,
-        ANTHROPIC_API_KEY: 'test-key',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
+      env: { ...env, ...scriptedClaudeEnv(model) },
     },
     codex: { provider: 'codex', env: { ...env, OPENAI_API_KEY: 'test-key' } },
     'tutti-agent': {

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LOADER = join(ROOT, 'test/fixtures/upstream/ts-loader.mjs');
 const ENTRY = join(ROOT, 'test/support/tuttid-from-source.mjs');
+/** The built `tuttid` bin, as a person runs it (`npm test` builds it first). */
+const BIN = join(ROOT, 'cli/bin/tuttid.js');
 
 /** The daemon's `--json` ready line. */
 export interface ReadyLine {
@@ -201,6 +203,40 @@ export async function waitForConnector(
     if (entry?.runtime && states.includes(entry.runtime.state)) return entry;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** What a command printed and how it ended. */
+export interface CommandResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the built `tuttid` bin with `args` (an operator command: `status`, `dashboard`) to
+ * its end, as a person types it; `TUTTI_HOME` is unset unless `env` sets it.
+ */
+export function runTuttidCommand(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CommandResult> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TUTTI_HOME: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** Sends SIGKILL to every daemon still running (afterEach). */

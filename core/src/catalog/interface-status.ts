@@ -3,7 +3,9 @@
  * (spec 9.2 `status`: what the interface can do now, never the user's enable/disable
  * choice, which does not exist). The advice is a constant of this table and never
  * upstream output, so `connector available` stays free of secrets whatever an upstream
- * printed; the reason behind a condition is in the control API's `GET /v1/connectors`.
+ * printed; the reason behind a condition is in the control API's `GET /v1/connectors`,
+ * which a person reads with `tuttid status` or in the dashboard. Agents never see these
+ * texts in their guidance, which names only ready interfaces.
  * Zod-free: the CLI's check of an answer uses it too.
  */
 
@@ -33,11 +35,11 @@ export const INTERFACE_ADVICE: Readonly<Record<Exclude<InterfaceStatus, 'ready'>
       'Starting: usable once it is ready; this list and the connector server tools update then.',
     restarting: 'It stopped and the daemon is restarting it: usable again once it is ready.',
     'needs-auth':
-      'It needs a credential: set one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API.',
+      'It needs a credential: set one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API, or in the dashboard (`tuttid dashboard` prints a login link).',
     'credential-rejected':
-      'Its server refused the credential: set a new one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API.',
+      'Its server refused the credential: set a new one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API, or in the dashboard (`tuttid dashboard` prints a login link).',
     failed:
-      'It is not working: GET /v1/connectors on the tutti daemon control API says why (its last error and its last stderr lines).',
+      'It is not working: `tuttid status` says why (its last error and its last stderr lines), and so does the dashboard (`tuttid dashboard` prints a login link).',
   });
 
 /** The advice of `status`, or undefined for `ready`. */

@@ -111,6 +111,28 @@ describe('renderGuidance', () => {
     expect(lines.filter((line) => line.startsWith('- '))).toHaveLength(1);
   });
 
+  it('never names an operator command, a control route or the dashboard, whatever the statuses', () => {
+    const every: ConnectorSummary[] = Object.entries(INTERFACE_ADVICE).map(([status, advice]) => ({
+      ...github,
+      key: `c-${status}`,
+      interfaces: [
+        {
+          kind: 'mcp',
+          serverName: 'connector',
+          toolPrefix: `c_${status}_`,
+          status: status as keyof typeof INTERFACE_ADVICE,
+          advice,
+        },
+        { kind: 'cli', command: `tutti-connector-c-${status}`, status: 'ready' },
+      ],
+    }));
+    const text = renderGuidance([github, ...every]);
+    expect(text).toContain('Skill `github-workflow`');
+    for (const operator of ['tuttid', '/v1/', 'dashboard', 'control API', 'PUT ', 'GET ']) {
+      expect(text).not.toContain(operator);
+    }
+  });
+
   it('is empty when no connector is available', () => {
     expect(renderGuidance([])).toBe('');
   });
