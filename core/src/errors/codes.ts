@@ -260,7 +260,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_UPSTREAM_EXITED: {
     message:
-      'Upstream MCP server "{target}" ended ({reason}) before it answered: call the tool again once its connector is ready again (GET /v1/connectors shows its state).',
+      'Upstream MCP server "{target}" ended ({reason}) before it answered: call the tool again once its connector is ready again (tutti connector available shows its state).',
     status: 502,
   },
   TUTTI_ERR_UPSTREAM_CLOSED: {
@@ -290,7 +290,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_UPSTREAM_CALL_FAILED: {
     message:
-      'The call of tool "{tool}" on upstream MCP server "{target}" failed ({reason}): call the tool again, and if it fails the same way, check the connector\'s state and its server\'s stderr (GET /v1/connectors).',
+      'The call of tool "{tool}" on upstream MCP server "{target}" failed ({reason}): call the tool again, and if it fails the same way, check the connector\'s state (tutti connector available); its server\'s stderr is shown by tuttid status and the dashboard.',
     status: 502,
   },
   TUTTI_ERR_PLUGIN_LOAD_FAILED: {

@@ -8,9 +8,9 @@ import type { RuntimeEvent } from './types.js';
 /** Fixed advice per failure status. */
 export const FAILURE_ADVICE = Object.freeze({
   crashed:
-    "The connector's MCP server ended; the daemon restarts it. GET /v1/connectors says why and when.",
+    "The connector's MCP server ended; the daemon restarts it. tuttid status and the dashboard say why and when.",
   'start-failed':
-    "The connector's MCP server did not start. Check its command, URL and credential; GET /v1/connectors says why.",
+    "The connector's MCP server did not start. Check its command, URL and credential; tuttid status and the dashboard say why.",
 } as const);
 
 /** The event to publish for a runtime observation, when hosts care about it. */

@@ -214,7 +214,7 @@ describe('a client calling a tool whose upstream fails', () => {
       expect(error?.message).toMatch(
         /^Upstream MCP server "node" ended \(exit code 7\) before it answered: /,
       );
-      expectOneAdvice(error!.message, /call the tool again.*\(GET \/v1\/connectors /);
+      expectOneAdvice(error!.message, /call the tool again.*\(tutti connector available /);
     }
   });
 

@@ -200,7 +200,7 @@ describe('MCP 2025-06-18 surface', () => {
     expect(res.json().error).toEqual({
       code: -32603,
       message:
-        'The call of tool "crash" on upstream MCP server "gh" failed (upstream transport closed: socket hang up): call the tool again, and if it fails the same way, check the connector\'s state and its server\'s stderr (GET /v1/connectors).',
+        'The call of tool "crash" on upstream MCP server "gh" failed (upstream transport closed: socket hang up): call the tool again, and if it fails the same way, check the connector\'s state (tutti connector available); its server\'s stderr is shown by tuttid status and the dashboard.',
       data: { code: 'TUTTI_ERR_UPSTREAM_CALL_FAILED' },
     });
   });
