@@ -122,7 +122,8 @@ export interface Tuttid {
  * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its settled
  * line (every connector made its first attempt; `until: 'ready'`: its ready line, printed
  * as soon as its servers listen). `env` is added to its environment (e.g. the CODEX_HOME
- * its Codex sessions start from); `nodeArgs` go to its Node (e.g. a bench preload).
+ * its Codex sessions start from); `nodeArgs` go to its Node (e.g. a bench preload); `bin` is
+ * another build's `cli/bin/tuttid.js` (A/B runs; default this build's).
  * Rejects (after stopping it) when it exits first or does not get there within `timeoutMs`.
  */
 export async function startTuttid(
@@ -133,12 +134,13 @@ export async function startTuttid(
     env = {} as Record<string, string>,
     nodeArgs = [] as readonly string[],
     until = 'settled' as 'ready' | 'settled',
+    bin = TUTTID,
   } = {},
 ): Promise<Tuttid> {
   const started = performance.now();
   const group = spawnGroup(
     process.execPath,
-    [...nodeArgs, TUTTID, '--home', home, '--json', '--no-demo', ...extraArgs],
+    [...nodeArgs, bin, '--home', home, '--json', '--no-demo', ...extraArgs],
     { graceMs: 10_000, env },
   );
   const { child, pid } = group;
