@@ -6,17 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, INTERFACE_ADVICE } from '@tutti/core/client';
+import { ERROR_CODES, INTERFACE_ADVICE, PENDING_REASONS } from '@tutti/core/client';
+import { FAILURE_ADVICE } from '@tutti/core/internal';
 import { OPERATOR_USAGE } from './operator/index.js';
 
-const FAILURE_ADVICE_SOURCE = readFileSync(
-  new URL('../../core/src/runtime/connector-events.ts', import.meta.url),
-  'utf8',
-);
-const PENDING_SOURCE = readFileSync(
-  new URL('../../core/src/catalog/connector-summary.ts', import.meta.url),
-  'utf8',
-);
 const PAGE = ['connectors-view.ts', 'sessions-view.ts'].map((file) =>
   readFileSync(new URL(`../../dashboard/src/${file}`, import.meta.url), 'utf8'),
 );
@@ -29,8 +22,14 @@ function actionTexts(): [string, string][] {
       `advice ${status}`,
       advice,
     ]),
-    ['failure advice', FAILURE_ADVICE_SOURCE],
-    ['pending reasons', PENDING_SOURCE],
+    ...Object.entries(FAILURE_ADVICE).map(([kind, advice]): [string, string] => [
+      `failure advice ${kind}`,
+      advice,
+    ]),
+    ...Object.entries(PENDING_REASONS).map(([why, reason]): [string, string] => [
+      `pending reason ${why}`,
+      reason,
+    ]),
   ];
 }
 

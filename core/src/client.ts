@@ -17,5 +17,6 @@ export {
   INTERFACE_ADVICE,
   INTERFACE_STATUSES,
   type InterfaceStatus,
+  PENDING_REASONS,
 } from './catalog/interface-status.js';
 export { resolveHome } from './store/home.js';

@@ -4,6 +4,9 @@
  * No compatibility promise: providers and plugins use `@tutti/core` only.
  */
 
+// The fixed advice of a connector.failed event.
+export { FAILURE_ADVICE } from './runtime/connector-events.js';
+
 // Process supervision.
 export { spawnAgent } from './process/agent-process.js';
 export { acquireHomeLock } from './daemon/home-lock.js';

@@ -8,6 +8,7 @@ import {
   INTERFACE_ADVICE,
   INTERFACE_STATUSES,
   type InterfaceStatus,
+  PENDING_REASONS,
 } from './interface-status.js';
 import { withAdvice } from './connector-catalog.js';
 
@@ -33,6 +34,15 @@ describe('parseConnectorSummaries', () => {
   it('takes a valid list and returns it as it is', () => {
     const list = [github];
     expect(parseConnectorSummaries(list)).toBe(list);
+    const releases = [
+      {
+        ...github,
+        running: { version: '1.0.0', revision: 1 },
+        pending: { version: '2.0.0', revision: 2, reason: PENDING_REASONS.failed },
+      },
+    ];
+    expect(parseConnectorSummaries(releases)).toBe(releases);
+    expect(zodList.safeParse(releases).success).toBe(true);
     expect(parseConnectorSummaries([])).toEqual([]);
   });
 
@@ -66,6 +76,15 @@ describe('parseConnectorSummaries', () => {
           ],
         },
       ],
+    ],
+    [
+      'a pending release with its own reason',
+      [{ ...github, pending: { version: '2.0.0', revision: 2, reason: 'ENOENT /home/me' } }],
+    ],
+    ['a running release without its revision', [{ ...github, running: { version: '1.0.0' } }]],
+    [
+      'a running release with a path',
+      [{ ...github, running: { version: '1.0.0', revision: 1, path: '/x' } }],
     ],
     [
       'a CLI that is restarting',
@@ -115,13 +134,26 @@ describe('parseConnectorSummaries', () => {
         face: face([...CLI_STATUSES, ...CLI_STATUSES, 'restarting']),
       })
       .map(({ face, ...rest }) => ({ ...rest, ...face }));
-    const summary = fc.record({
-      key,
-      name: fc.string({ minLength: 1, maxLength: 200 }),
-      description: fc.string({ maxLength: 60 }),
-      skills: fc.array(skill, { maxLength: 2 }),
-      interfaces: fc.array(fc.oneof(mcp, cli), { maxLength: 3 }),
-    });
+    const release = fc.record({ version: fc.constantFrom('1.0.0', '0.1.2'), revision: fc.nat() });
+    const summary = fc.record(
+      {
+        key,
+        name: fc.string({ minLength: 1, maxLength: 200 }),
+        description: fc.string({ maxLength: 60 }),
+        skills: fc.array(skill, { maxLength: 2 }),
+        interfaces: fc.array(fc.oneof(mcp, cli), { maxLength: 3 }),
+        running: fc.option(release, { nil: undefined }),
+        pending: fc.option(
+          fc.record({
+            version: fc.constantFrom('1.0.0', '2.0.0-rc.1'),
+            revision: fc.nat(),
+            reason: fc.constantFrom(...Object.values(PENDING_REASONS)),
+          }),
+          { nil: undefined },
+        ),
+      },
+      { requiredKeys: ['key', 'name', 'description', 'skills', 'interfaces'] },
+    );
     const valid = fc.array(summary, { minLength: 1, maxLength: 2 });
     // One change somewhere in a valid list: a member replaced by another value (often a
     // string at or past a length limit), removed, or an extra member added.

@@ -12,6 +12,7 @@ import {
   CLI_STATUSES,
   INTERFACE_STATUSES,
   type InterfaceStatus,
+  PENDING_REASONS,
 } from './interface-status.js';
 
 const KEY = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -69,10 +70,30 @@ function isInterface(value: unknown): boolean {
   );
 }
 
-function isSummary(value: unknown): boolean {
+const REASONS = new Set<unknown>(Object.values(PENDING_REASONS));
+
+/** A `{version, revision}` release, with `extra` keys allowed besides (checked by the caller). */
+function isRelease(
+  value: unknown,
+  extra: readonly string[] = [],
+): value is Record<string, unknown> {
   return (
     isPlainObject(value) &&
-    hasExactly(value, ['key', 'name', 'description', 'skills', 'interfaces']) &&
+    hasExactly(value, ['version', 'revision', ...extra]) &&
+    isText(value.version, 1, 256) &&
+    Number.isSafeInteger(value.revision) &&
+    (value.revision as number) >= 0
+  );
+}
+
+function isSummary(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const optional = ['running', 'pending'].filter((key) => Object.hasOwn(value, key));
+  return (
+    hasExactly(value, ['key', 'name', 'description', 'skills', 'interfaces', ...optional]) &&
+    (value.running === undefined || isRelease(value.running)) &&
+    (value.pending === undefined ||
+      (isRelease(value.pending, ['reason']) && REASONS.has(value.pending.reason))) &&
     typeof value.key === 'string' &&
     KEY.test(value.key) &&
     isText(value.name, 1, 200) &&

@@ -12,7 +12,10 @@ import {
   CLI_STATUSES,
   INTERFACE_STATUSES,
   type InterfaceStatus,
+  PENDING_REASONS,
 } from './interface-status.js';
+
+export { PENDING_REASONS };
 
 /** Run condition of one interface (not the user's enable/disable choice). */
 export const interfaceStatusSchema = z.enum(INTERFACE_STATUSES);
@@ -66,6 +69,11 @@ export const cliInterfaceSchema = z
   .strict()
   .refine(adviceMatches, adviceRule);
 
+/** One release of a connector: its manifest version and the store's revision. */
+const releaseSchema = z
+  .object({ version: z.string().min(1).max(256), revision: z.number().int().nonnegative() })
+  .strict();
+
 /** Zod schema of {@link ConnectorSummary}. */
 export const connectorSummarySchema = z
   .object({
@@ -75,20 +83,14 @@ export const connectorSummarySchema = z
     skills: z.array(skillSummarySchema),
     interfaces: z.array(z.discriminatedUnion('kind', [mcpInterfaceSchema, cliInterfaceSchema])),
     /** The release serving now. */
-    running: z.object({ version: z.string(), revision: z.number() }).strict().optional(),
-    /** The installed release while it has not run; `reason` is a fixed text. */
-    pending: z
-      .object({ version: z.string(), revision: z.number(), reason: z.string() })
+    running: releaseSchema.optional(),
+    /** The installed release while it has not run; `reason` is one of {@link PENDING_REASONS}. */
+    pending: releaseSchema
+      .extend({ reason: z.enum(PENDING_REASONS) })
       .strict()
       .optional(),
   })
   .strict();
-
-/** The fixed reasons of a pending release in `connector available` (never an upstream's words). */
-export const PENDING_REASONS = Object.freeze({
-  starting: 'it is starting',
-  failed: 'it did not start; tuttid status or the dashboard say why',
-} as const);
 
 /** One connector as `tutti connector available` shows it (spec section 9.2). */
 export type ConnectorSummary = z.infer<typeof connectorSummarySchema>;

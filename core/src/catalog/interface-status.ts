@@ -46,3 +46,9 @@ export const INTERFACE_ADVICE: Readonly<Record<Exclude<InterfaceStatus, 'ready'>
 export function adviceOf(status: InterfaceStatus): string | undefined {
   return status === 'ready' ? undefined : INTERFACE_ADVICE[status];
 }
+
+/** The fixed reasons of a pending release in `connector available` (never an upstream's words). */
+export const PENDING_REASONS = Object.freeze({
+  starting: 'it is starting',
+  failed: 'it did not start; tuttid status or the dashboard say why',
+} as const);
