@@ -68,8 +68,8 @@ Options:
   --permission-timeout MS     how long a turn's permission request waits for an answer
                               before it is denied (default 300000)
   --max-sessions N            most live agent sessions at once (default 64)
-  --park-after N              failures in a row after which a connector stops
-                              retrying until told (default 5)
+  --park-after N              failed starts in a row after which a connector
+                              stops retrying until told (default 5)
   --max-release-mb N          largest installed release, in MiB (default 256)
   -h, --help                  print this help and exit
 

@@ -102,7 +102,12 @@ describe('a slow connector', () => {
     const daemon = await startTuttid(home, ['--no-demo'], { until: 'ready' });
     expect(await stateOf(daemon, 'flaky')).toBe('starting');
     const fixed = await writeRelease({ key: 'flaky', version: '1.0.1', serverArgs: [] });
-    const upgraded = await daemon.control('POST', '/v1/connectors/install', { path: fixed });
+    // Waits for the start: the hung server ignores SIGTERM, so calling it off takes the
+    // kill's grace, longer than an install answers without `wait`.
+    const upgraded = await daemon.control('POST', '/v1/connectors/install', {
+      path: fixed,
+      wait: true,
+    });
     expect(upgraded.status).toBe(200);
     expect(upgraded.body.runtime).toMatchObject({
       state: 'ready',

@@ -125,6 +125,7 @@ export class Connector {
     if (!entry.waiting && entry.attempted >= release.revision) return 'unchanged';
     // A change (a new release or credential) starts the count of failures afresh.
     entry.failures = 0;
+    entry.failedStarts = 0;
     entry.parked = false;
     return this.#run(release, entry.waiting ? undefined : entry, release.revision, 'started');
   }
@@ -142,6 +143,7 @@ export class Connector {
     if (entry.state === 'ready' && !entry.pending) return 'unchanged';
     clearTimeout(entry.timer);
     entry.failures = 0;
+    entry.failedStarts = 0;
     entry.parked = false;
     const generation = await store.nextRevision(this.key);
     return this.#run(store.get(this.key) ?? release, entry, generation, 'restarted');
@@ -215,6 +217,7 @@ export class Connector {
       skills: [],
       toolCount: 0,
       failures: previous?.failures ?? 0,
+      failedStarts: previous?.failedStarts ?? 0,
       restarts: previous?.restarts ?? 0,
       closing: false,
       redactor: this.#redactor,
@@ -261,6 +264,7 @@ export class Connector {
       }
       entry.generation = generation;
       entry.state = 'ready';
+      entry.failedStarts = 0;
       entry.startedAt = services.now();
       this.#entry = entry;
       this.#ran = true;
@@ -299,7 +303,9 @@ export class Connector {
         return 'failed';
       }
       // A refused credential stays refused: wait for a new one (a new revision) instead.
-      if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) this.#scheduleRetry(failed);
+      if (!isTuttiError(error, 'TUTTI_ERR_UPSTREAM_UNAUTHORIZED')) {
+        this.#scheduleRetry(failed, { startFailed: true });
+      }
       return 'failed';
     } finally {
       if (this.#start?.controller === controller) this.#start = undefined;
@@ -329,6 +335,7 @@ export class Connector {
     if (ran !== 'started' || serving.state !== 'ready') return false;
     serving.pending = { release, reason };
     serving.failures = failed.failures;
+    serving.failedStarts = failed.failedStarts;
     // What the store holds now was attempted: a sync does not start it again on its own.
     serving.attempted = store.revision(this.key);
     this.#services.record(
@@ -337,7 +344,7 @@ export class Connector {
       generation,
       `release ${good.manifest.version} serves while ${release.manifest.version} does not start`,
     );
-    this.#scheduleRetry(serving);
+    this.#scheduleRetry(serving, { startFailed: true });
     return true;
   }
 
@@ -396,7 +403,7 @@ export class Connector {
     entry.lastErrorCode = undefined;
     const healthy =
       entry.startedAt !== undefined && services.now() - entry.startedAt >= services.stableMs;
-    const delay = this.#scheduleRetry(entry, healthy);
+    const delay = this.#scheduleRetry(entry, { afterHealthyRun: healthy });
     services.record(
       this.key,
       'crashed',
@@ -407,16 +414,21 @@ export class Connector {
 
   /**
    * Schedules the next start of `entry`: at once after a healthy run, else backed off (a
-   * remote server at most REMOTE_RETRY_MS apart); parks it instead after `parkAfter`
-   * failures in a row, unless it is a remote server that ran. Answers the delay.
+   * remote server at most REMOTE_RETRY_MS apart). After a start that failed it parks it
+   * instead once `parkAfter` starts in a row failed, unless it is a remote server that ran.
+   * Answers the delay (-1 when parked).
    */
-  #scheduleRetry(entry: RuntimeEntry, afterHealthyRun = false): number {
+  #scheduleRetry(
+    entry: RuntimeEntry,
+    { afterHealthyRun = false, startFailed = false } = {},
+  ): number {
     const services = this.#services;
     if (services.closed()) return 0;
     if (afterHealthyRun) entry.failures = 0;
     else entry.failures++;
+    if (startFailed) entry.failedStarts++;
     const remote = entry.connector.paths.mcp?.transport === 'http';
-    if (entry.failures >= services.parkAfter && !(remote && this.#ran)) {
+    if (startFailed && entry.failedStarts >= services.parkAfter && !(remote && this.#ran)) {
       clearTimeout(entry.timer);
       if (!entry.parked) {
         entry.parked = true;
@@ -424,7 +436,7 @@ export class Connector {
           this.key,
           'parked',
           entry.generation,
-          `failed ${entry.failures} times in a row: no retry until a new release, a credential change, a daemon restart or POST /v1/connectors/${this.key}/retry`,
+          `did not start ${entry.failedStarts} times in a row: no retry until a new release, a credential change, a daemon restart or POST /v1/connectors/${this.key}/retry`,
         );
       }
       return -1;

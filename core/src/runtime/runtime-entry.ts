@@ -35,7 +35,13 @@ export interface RuntimeEntry {
   toolCount: number;
   /** The upstream's tool list last committed, as JSON (to skip a list_changed that changed nothing). */
   listed?: string;
+  /** Failures in a row, a crash after a short run included: the backoff's count. */
   failures: number;
+  /**
+   * Starts in a row that never got ready: the parking count. A crash after ready is not
+   * one, since a call can cause it (an agent must not park a connector for everyone).
+   */
+  failedStarts: number;
   restarts: number;
   lastError?: string;
   /** Code of the error behind `lastError`, when it was a tutti error. */
@@ -68,6 +74,7 @@ export function placeholderEntry(connector: InstalledConnector): RuntimeEntry {
     skills: [],
     toolCount: 0,
     failures: 0,
+    failedStarts: 0,
     restarts: 0,
     closing: false,
   };
@@ -96,6 +103,7 @@ export function heldEntry(
     ...(found?.root && skills.length > 0 && { skillRoot: found.root }),
     toolCount: 0,
     failures: 0,
+    failedStarts: 0,
     restarts,
     closing: false,
     ...(problem && { lastError: problem.message, lastErrorCode: problem.code }),
