@@ -142,6 +142,26 @@ describe('DefaultPreparer', () => {
     expect(real.verify(issued[0])).toBeUndefined();
   });
 
+  it.each([
+    [
+      'throws',
+      async (): Promise<PreparedRuntime> => {
+        throw new Error('the audit log is full');
+      },
+    ],
+    ['drops the binding', async (runtime: PreparedRuntime) => ({ ...runtime, mcpServers: [] })],
+  ])('revokes the token it issued when a prepare tap %s', async (_, tap) => {
+    const { tokens, issued, real } = keepIssued();
+    const hooks = createSessionHooks();
+    hooks.prepare.tapPromise('Breaks', tap);
+    const preparer = new DefaultPreparer({ hooks, connector: createFakeConnector(), tokens });
+    await expect(
+      preparer.prepare({ session, cwd: '/work', probe: { httpMcp: true } }),
+    ).rejects.toThrow();
+    expect(issued).toHaveLength(1);
+    expect(real.verify(issued[0])).toBeUndefined();
+  });
+
   it('lets prepare taps add to the runtime and returns it deep-frozen', async () => {
     const { hooks, prepare } = setup();
     hooks.prepare.tapPromise('AddEnv', async (runtime) => ({
