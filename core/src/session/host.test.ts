@@ -245,7 +245,7 @@ describe('AgentSessionHost', () => {
             : host.prepareOnly({ ...request, flags: { httpMcp: true, listChanged: false } });
       await expect(started).rejects.toThrow('the audit log is full');
       expect(seen).toHaveLength(1);
-      expect(real.verify(seen[0])).toBeUndefined();
+      expect(real.verify(seen[0]!)).toBeUndefined();
     },
   );
 
@@ -264,7 +264,7 @@ describe('AgentSessionHost', () => {
       error: expect.stringContaining('the audit log is full'),
     });
     expect(seen).toHaveLength(1);
-    expect(real.verify(seen[0])).toBeUndefined();
+    expect(real.verify(seen[0]!)).toBeUndefined();
   });
 
   it('refreshes by native reload with freshly projected params and a new token', async () => {

@@ -139,7 +139,7 @@ describe('DefaultPreparer', () => {
     expect(runtime.mcpServers).toEqual([]);
     expect(plain).toEqual(['connector-unavailable']);
     expect(issued).toHaveLength(1);
-    expect(real.verify(issued[0])).toBeUndefined();
+    expect(real.verify(issued[0]!)).toBeUndefined();
   });
 
   it.each([
@@ -159,7 +159,7 @@ describe('DefaultPreparer', () => {
       preparer.prepare({ session, cwd: '/work', probe: { httpMcp: true } }),
     ).rejects.toThrow();
     expect(issued).toHaveLength(1);
-    expect(real.verify(issued[0])).toBeUndefined();
+    expect(real.verify(issued[0]!)).toBeUndefined();
   });
 
   it('lets prepare taps add to the runtime and returns it deep-frozen', async () => {

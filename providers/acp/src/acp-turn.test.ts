@@ -1,4 +1,3 @@
-import type { TurnEvent } from '@tutti/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { onceOption } from './acp-turn.js';
 import { closeAll, scriptedHost } from './test-support/scripted-acp.js';
@@ -58,7 +57,7 @@ describe('ACP permission answers, with a scripted agent', () => {
       ACP_SCRIPT_PERMISSION: JSON.stringify(options),
     });
     const info = await agent.host.createSession(agent.request);
-    const events: TurnEvent[] = [];
+    const events: { type: string }[] = [];
     const { done } = await agent.host.startTurn(
       info.id,
       [{ type: 'text', text: 'touch the marker' }],
