@@ -223,6 +223,50 @@ describe('AgentSessionHost', () => {
     expect(host.listSessions()).toEqual([]);
   });
 
+  it.each([
+    ['a daemon-driven start', 'create'],
+    ['a host-driven prepare', 'prepareSession'],
+    ['a self-spawned prepare', 'prepareOnly'],
+  ] as const)(
+    'revokes the token of %s whose prepare tap throws after the binding was made',
+    async (_, form) => {
+      const { host, real } = await setup();
+      const seen: string[] = [];
+      host.hooks.prepare.tapPromise('Breaks', async (runtime) => {
+        seen.push(runtime.mcpServers[0]!.headers.Authorization!.slice('Bearer '.length));
+        throw new Error('the audit log is full');
+      });
+      const request = { provider: 'fake', workspaceId: 'ws', cwd: '/w' };
+      const started =
+        form === 'create'
+          ? host.createSession(request)
+          : form === 'prepareSession'
+            ? host.prepareSession(request)
+            : host.prepareOnly({ ...request, flags: { httpMcp: true, listChanged: false } });
+      await expect(started).rejects.toThrow('the audit log is full');
+      expect(seen).toHaveLength(1);
+      expect(real.verify(seen[0]!)).toBeUndefined();
+    },
+  );
+
+  it('revokes the token a refresh issued when a prepare tap then throws', async () => {
+    const { host, real, control, start, changeTools } = await setup();
+    control.reload = true;
+    await start();
+    const seen: string[] = [];
+    host.hooks.prepare.tapPromise('BreaksOnRefresh', async (runtime) => {
+      seen.push(runtime.mcpServers[0]!.headers.Authorization!.slice('Bearer '.length));
+      throw new Error('the audit log is full');
+    });
+    changeTools(1);
+    await host.settled();
+    expect(host.listSessions()[0]!.lastRefresh).toMatchObject({
+      error: expect.stringContaining('the audit log is full'),
+    });
+    expect(seen).toHaveLength(1);
+    expect(real.verify(seen[0]!)).toBeUndefined();
+  });
+
   it('refreshes by native reload with freshly projected params and a new token', async () => {
     const { host, real, control, start, tokenOf, changeTools, published } = await setup();
     control.reload = true;

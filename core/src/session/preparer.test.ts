@@ -38,6 +38,19 @@ function setup() {
   return { hooks, connector, real, events, plain, prepare };
 }
 
+/** A token service that keeps the tokens it issued, for a test to verify them after. */
+function keepIssued() {
+  const real = createTokenService();
+  const issued: string[] = [];
+  const tokens = Object.create(real) as typeof real;
+  tokens.issue = (workspaceId, agentSessionId) => {
+    const token = real.issue(workspaceId, agentSessionId);
+    issued.push(token);
+    return token;
+  };
+  return { tokens, issued, real };
+}
+
 describe('DefaultPreparer', () => {
   it('builds the connector binding with the session bearer token, shim PATH, skills and guidance', async () => {
     const { real, prepare } = setup();
@@ -108,6 +121,45 @@ describe('DefaultPreparer', () => {
     expect(runtime.mcpServers).toEqual([]);
     expect(runtime.skillRoots).toEqual([]);
     expect(plain).toEqual(['connector-unavailable']);
+  });
+
+  it('revokes the token it issued when a later step of the binding fails, and degrades to plain', async () => {
+    const { tokens, issued, real } = keepIssued();
+    const plain: PlainReason[] = [];
+    const preparer = new DefaultPreparer({
+      hooks: createSessionHooks(),
+      connector: createFakeConnector(),
+      tokens,
+      guidance: () => {
+        throw new Error('the guidance template is broken');
+      },
+      onPlain: (_session, reason) => plain.push(reason),
+    });
+    const runtime = await preparer.prepare({ session, cwd: '/work', probe: { httpMcp: true } });
+    expect(runtime.mcpServers).toEqual([]);
+    expect(plain).toEqual(['connector-unavailable']);
+    expect(issued).toHaveLength(1);
+    expect(real.verify(issued[0]!)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'throws',
+      async (): Promise<PreparedRuntime> => {
+        throw new Error('the audit log is full');
+      },
+    ],
+    ['drops the binding', async (runtime: PreparedRuntime) => ({ ...runtime, mcpServers: [] })],
+  ])('revokes the token it issued when a prepare tap %s', async (_, tap) => {
+    const { tokens, issued, real } = keepIssued();
+    const hooks = createSessionHooks();
+    hooks.prepare.tapPromise('Breaks', tap);
+    const preparer = new DefaultPreparer({ hooks, connector: createFakeConnector(), tokens });
+    await expect(
+      preparer.prepare({ session, cwd: '/work', probe: { httpMcp: true } }),
+    ).rejects.toThrow();
+    expect(issued).toHaveLength(1);
+    expect(real.verify(issued[0]!)).toBeUndefined();
   });
 
   it('lets prepare taps add to the runtime and returns it deep-frozen', async () => {

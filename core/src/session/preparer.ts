@@ -63,9 +63,21 @@ export class DefaultPreparer {
     this.#options = options;
   }
 
-  /** The session's runtime after every `prepare` tap, deep-frozen. */
+  /**
+   * The session's runtime after every `prepare` tap, deep-frozen. A prepare that fails
+   * revokes the token it issued: nobody was handed it.
+   */
   async prepare(request: PrepareRequest): Promise<PreparedRuntime> {
     const base = await this.#base(request);
+    try {
+      return await this.#tapped(request, base);
+    } catch (error) {
+      if (base.mcpServers.length > 0) await this.#revoke(request.session);
+      throw error;
+    }
+  }
+
+  async #tapped(request: PrepareRequest, base: PreparedRuntime): Promise<PreparedRuntime> {
     const context: PrepareContext = Object.freeze({
       session: request.session,
       bindings: base.mcpServers,
@@ -149,6 +161,14 @@ export class DefaultPreparer {
       if (issued)
         await Promise.resolve(tokens.revokeSession(workspaceId, agentSessionId)).catch(() => {});
       return plain('connector-unavailable', error);
+    }
+  }
+
+  async #revoke({ workspaceId, agentSessionId }: SessionContext): Promise<void> {
+    try {
+      await this.#options.tokens.revokeSession(workspaceId, agentSessionId);
+    } catch {
+      // A token service that cannot revoke has nothing left to revoke for this session.
     }
   }
 }

@@ -2,8 +2,37 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { removeStrayTempFiles, writeFileAtomic } from './atomic-write.js';
+
+/** The fs steps an atomic write took, in order: `[step, path]`. */
+const steps = vi.hoisted(() => [] as [string, string][]);
+
+// Passes every call through; a handle's write and sync and every rename are logged, so a
+// test can see that the file reaches the disk before it takes the target's name.
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs/promises')>();
+  const open: typeof fs.open = async (path, ...rest) => {
+    const handle = await fs.open(path, ...rest);
+    const name = String(path);
+    const writeFile = handle.writeFile.bind(handle);
+    const sync = handle.sync.bind(handle);
+    handle.writeFile = (...args) => {
+      steps.push(['write', name]);
+      return writeFile(...args);
+    };
+    handle.sync = () => {
+      steps.push(['sync', name]);
+      return sync();
+    };
+    return handle;
+  };
+  const rename: typeof fs.rename = async (from, to) => {
+    steps.push(['rename', `${String(from)} -> ${String(to)}`]);
+    return fs.rename(from, to);
+  };
+  return { ...fs, open, rename };
+});
 
 let dir: string;
 
@@ -31,6 +60,21 @@ describe('writeFileAtomic', () => {
     expect(await readFile(file, 'utf8')).toBe('new');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(await readdir(folder)).toEqual(['state.json']);
+  });
+
+  it('syncs the written file before renaming it over the target, then syncs the folder', async () => {
+    const folder = await temp();
+    const file = join(folder, 'state.json');
+    steps.length = 0;
+    await writeFileAtomic(file, 'new');
+    const written = steps[0]![1];
+    expect(written).toMatch(/\/\.state\.json\.\d+\.[0-9a-f]{12}\.tmp$/);
+    expect(steps).toEqual([
+      ['write', written],
+      ['sync', written],
+      ['rename', `${written} -> ${file}`],
+      ['sync', folder],
+    ]);
   });
 
   it('leaves the old file whole and no temp file when the write fails', async () => {

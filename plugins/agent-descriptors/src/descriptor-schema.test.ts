@@ -118,6 +118,24 @@ describe('loadDescriptor', () => {
       'skills.dir: skills.dir must be a relative path inside the session home',
     ],
     [
+      'an absolute skills folder',
+      {
+        ...good,
+        home: { env: 'AGENT_HOME', mode: 'adds', user: ['~/.agent'] },
+        skills: { via: 'home', dir: '/etc/agent-skills' },
+      },
+      'skills.dir: skills.dir must be a relative path inside the session home',
+    ],
+    [
+      'an absolute guidance file',
+      {
+        ...good,
+        home: { env: 'AGENT_HOME', mode: 'adds', user: ['~/.agent'] },
+        guidance: { via: 'home-file', file: '/etc/AGENT.md' },
+      },
+      'guidance.file: guidance.file must be a relative path inside the session home',
+    ],
+    [
       'skills in the home without a home',
       { ...good, skills: { via: 'home', dir: 'skills' } },
       'home: skills or guidance written into the home need a "home"',

@@ -1,7 +1,8 @@
 import { isTuttiError } from '@tutti/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createAcpProvider } from './acp-provider.js';
 import { acpSchemaErrors } from './test-support/acp-schema.js';
-import { alive, closeAll, scriptedHost } from './test-support/scripted-acp.js';
+import { alive, closeAll, SCRIPTED_AGENT, scriptedHost } from './test-support/scripted-acp.js';
 
 afterEach(closeAll);
 
@@ -57,6 +58,24 @@ describe('ACP provider with a scripted agent', () => {
     const params = agent.paramsOf('session/new')!;
     expect(params).toEqual({ cwd: agent.dir, mcpServers: [] });
     expect(acpSchemaErrors('NewSessionRequest', params)).toEqual([]);
+  });
+
+  it('starts a plain session when its provider does not declare httpMcp, though the agent declares http', async () => {
+    const agent = scriptedHost({ ACP_SCRIPT_HTTP: 'true' });
+    const provider = createAcpProvider({
+      name: 'scripted',
+      command: process.execPath,
+      args: [SCRIPTED_AGENT],
+    });
+    agent.host.registerProvider(
+      { ...provider, flags: { ...provider.flags, httpMcp: false } },
+      { replace: true },
+    );
+    const info = await agent.host.createSession(agent.request);
+    expect(info).toMatchObject({ status: 'ready', connector: 'plain' });
+    const initialize = agent.received().find((message) => message.method === 'initialize');
+    expect(initialize).toBeDefined();
+    expect(agent.paramsOf('session/new')).toEqual({ cwd: agent.dir, mcpServers: [] });
   });
 
   it('starts a plain session when the connector subsystem fails', async () => {

@@ -26,6 +26,8 @@ export interface Received {
   method?: string;
   id?: number;
   params?: Record<string, unknown>;
+  /** The client's answer to a request of the agent. */
+  result?: unknown;
 }
 
 /** A host whose `scripted` provider starts the scripted agent with `script` env. */
