@@ -69,18 +69,25 @@ export interface LaunchedTuttid {
   readonly settled: Promise<SettledLine | undefined>;
 }
 
-/**
- * Spawns `tuttid --json` on `home` with extra args, without waiting for anything
- * (`json: false`: without `--json`, printing its banner; no ready line is read then).
- */
+/** How {@link launchTuttid} starts the daemon. */
+export interface LaunchOptions {
+  /** Without `--json` (false): the daemon prints its banner; no ready line is read then. */
+  readonly json?: boolean;
+  /** A command and its arguments to run the daemon under (e.g. `setpriv` dropping capabilities). */
+  readonly wrap?: readonly string[];
+}
+
+/** Spawns `tuttid --json` on `home` with extra args, without waiting for anything. */
 export function launchTuttid(
   home: string,
   args: string[] = [],
-  { json = true }: { json?: boolean } = {},
+  { json = true, wrap = [] }: LaunchOptions = {},
 ): LaunchedTuttid {
+  const [command, ...wrapArgs] = [...wrap, process.execPath];
   const child = spawn(
-    process.execPath,
+    command!,
     [
+      ...wrapArgs,
       '-C',
       'tutti-source',
       '--import',
@@ -130,9 +137,9 @@ export function launchTuttid(
 export async function startTuttid(
   home: string,
   args: string[] = [],
-  { until = 'settled' }: { until?: 'ready' | 'settled' } = {},
+  { until = 'settled', wrap }: { until?: 'ready' | 'settled'; wrap?: readonly string[] } = {},
 ): Promise<TuttidProcess> {
-  const launched = launchTuttid(home, args);
+  const launched = launchTuttid(home, args, { ...(wrap && { wrap }) });
   const ready = await launched.ready;
   const reached = until === 'ready' ? ready : ready && (await launched.settled);
   if (!ready || !reached) {

@@ -3,7 +3,9 @@
  * `Authorization: Bearer <control token>` (constant-time check) and a loopback Host; a
  * route whose config says `ownAuth` (the dashboard's) checks its own credential instead.
  * Errors answer `{ error: { code, message } }` with the code's HTTP status; request logs
- * carry no headers, so neither the control token nor a credential is ever logged.
+ * carry no headers, so neither the control token nor a credential is ever logged. A JSON
+ * content type with no body is no body (a `DELETE` from a client that always sends the
+ * header); a body that is not JSON is a bad request in this API's own words.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, {
@@ -47,6 +49,40 @@ export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
   });
 }
 
+/** TUTTI_ERR_CONTROL_BAD_REQUEST for the request's `field`, with `problem`. */
+function badRequest(field: string, problem: string): TuttiError {
+  return new TuttiError('TUTTI_ERR_CONTROL_BAD_REQUEST', { field, problem });
+}
+
+const POISONED = 'it holds a "__proto__" or "constructor.prototype" key, which is refused';
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parses JSON bodies as fastify does (prototype poisoning refused), except that an empty
+ * body is none, and that a body that is not JSON answers in this API's words: without the
+ * body's text, which may hold a credential.
+ */
+function acceptJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, (error, value) => {
+      if (!error) return done(null, value);
+      done(badRequest('body', isJson(text) ? POISONED : 'it is not valid JSON'), undefined);
+    });
+  });
+}
+
 /** The app with auth, Host check and error mapping; endpoints are added by the caller. */
 export function buildControlApp(options: ControlAppOptions): FastifyInstance {
   const expected = digest(options.controlToken);
@@ -71,6 +107,8 @@ export function buildControlApp(options: ControlAppOptions): FastifyInstance {
     }),
   });
 
+  acceptJsonBodies(app);
+
   app.addHook('onRequest', async (request, reply) => {
     const badHost = checkHost(request.headers.host, options.port());
     if (badHost) return reply.code(badHost.status).send(errorBody(badHost));
@@ -93,10 +131,13 @@ export function buildControlApp(options: ControlAppOptions): FastifyInstance {
     }
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      const bad = new TuttiError('TUTTI_ERR_CONTROL_BAD_REQUEST', {
-        field: 'body',
-        problem: (error as Error).message,
-      });
+      const bad =
+        (error as { code?: string }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? badRequest(
+              'content-type',
+              `"${(request.headers['content-type'] ?? '').slice(0, 100)}" is not taken: send a JSON body with content-type application/json`,
+            )
+          : badRequest('body', (error as Error).message);
       return reply.code(status).send(errorBody(bad));
     }
     request.log.error({ err: (error as Error).message, url: request.url }, 'control API error');

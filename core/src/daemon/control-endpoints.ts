@@ -5,13 +5,13 @@
  * the answer: a 2xx means the runtime already acted on it, and a slow upstream of another
  * connector holds up nothing.
  */
-import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
 import type { ConnectorStore } from '../store/index.js';
+import { absolutePath } from './body-fields.js';
 import { parseBody } from './control-app.js';
 import type { Metrics } from './metrics.js';
 
@@ -24,7 +24,7 @@ export interface ControlContext {
 }
 
 const installBody = z.object({
-  path: z.string().min(1).refine(isAbsolute, 'must be absolute'),
+  path: absolutePath,
   /** Wait for the connector's start, however long it takes (default: at most 2 s). */
   wait: z.boolean().optional(),
 });

@@ -3,27 +3,26 @@
  * daemon-driven session; prepare a host-driven one (provider-neutral, or one provider's
  * projection); list, fetch a projection, close; list providers.
  */
-import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type AgentSessionHost, permissionModeSchema } from '../session/index.js';
+import { absolutePath, checkFolder, environment as env, systemText } from './body-fields.js';
 import { parseBody } from './control-app.js';
 
-const env = z.record(z.string(), z.string());
 const providerSessionId = z.object({ providerSessionId: z.string().min(1) }).strict();
 const sessionBody = z
   .object({
     workspaceId: z.string().min(1).max(200),
     agentSessionId: z.string().min(1).max(200).optional(),
-    cwd: z.string().min(1).refine(isAbsolute, 'must be absolute'),
+    cwd: absolutePath,
     provider: z.string().min(1).max(100).optional(),
     /** `drive` (default): the daemon runs the agent; `prepare`: the host does. */
     mode: z.enum(['drive', 'prepare']).optional(),
     env: env.optional(),
     launch: z
       .object({
-        command: z.string().min(1).optional(),
-        args: z.array(z.string()).optional(),
+        command: systemText.min(1).optional(),
+        args: z.array(systemText).optional(),
         env: env.optional(),
       })
       .strict()
@@ -85,6 +84,8 @@ export function registerSessionEndpoints(app: FastifyInstance, host: AgentSessio
         projection: prepared.projection,
       };
     }
+    // The daemon starts this agent in `cwd`: a missing folder would read as a missing command.
+    await checkFolder('cwd', body.cwd);
     const start = { ...base, provider: body.provider, ...(body.launch && { launch: body.launch }) };
     const info = body.load
       ? await host.loadSession(start, body.load.providerSessionId)

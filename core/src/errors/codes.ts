@@ -164,6 +164,21 @@ export const ERROR_CODES = Object.freeze({
     message: 'Connector manifest "{source}" is not valid: {problems}.',
     status: 422,
   },
+  TUTTI_ERR_STORE_RELEASE_NOT_FOUND: {
+    message:
+      'Connector release folder "{source}" does not exist ({reason}): give the absolute path of a release folder, the one with tutti-connector.json at its root.',
+    status: 400,
+  },
+  TUTTI_ERR_STORE_RELEASE_NOT_A_FOLDER: {
+    message:
+      'Connector release "{source}" is {what}, not a folder: give the absolute path of the release folder, the one with tutti-connector.json at its root.',
+    status: 400,
+  },
+  TUTTI_ERR_STORE_RELEASE_NO_ACCESS: {
+    message:
+      'The daemon may not read "{path}" (permission denied), so connector release "{source}" cannot be installed: let the user tuttid runs as read it and enter every folder above it, or copy the release to a folder that user can read, then install it again.',
+    status: 422,
+  },
   TUTTI_ERR_STORE_UNSAFE_RELEASE: {
     message:
       'Connector release "{source}" cannot be installed: "{entry}" {reason}. Replace it with a regular file inside the release.',

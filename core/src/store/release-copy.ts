@@ -11,7 +11,6 @@
  * stops when its signal aborts.
  */
 import { createHash } from 'node:crypto';
-import { constants, existsSync } from 'node:fs';
 import {
   chmod,
   type FileHandle,
@@ -25,6 +24,14 @@ import {
 } from 'node:fs/promises';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { TuttiError } from '../errors/index.js';
+import {
+  entriesBase,
+  entryError,
+  inside,
+  OPEN_ENTRY,
+  openReleaseSource,
+  unsafe,
+} from './release-source.js';
 
 /** Caps on one release: what a release may hold at most. */
 export interface ReleaseLimits {
@@ -58,20 +65,6 @@ export interface CopyReleaseOptions {
 }
 
 const CHUNK = 64 * 1024;
-const OPEN_ENTRY =
-  constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
-const OPEN_ROOT = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-
-/** `/proc/self/fd` lets a path start at an open folder (an `openat` Node lacks). */
-const FD_PATHS = process.platform === 'linux' && existsSync('/proc/self/fd');
-
-function unsafe(source: string, entry: string, reason: string): TuttiError {
-  return new TuttiError('TUTTI_ERR_STORE_UNSAFE_RELEASE', { source, entry, reason });
-}
-
-function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root + sep);
-}
 
 /** The record of one entry that the release digest is made of. */
 export function entryRecord(entry: ReleaseEntry, contentHash: string): string {
@@ -93,7 +86,8 @@ export function digestOf(records: Map<string, string>): string {
  * Copies the release at `sourceDir` into the new folder `targetDir` (created 0700 and
  * opened up to 0755 once complete) and returns the digest of exactly the bytes copied.
  * Throws TUTTI_ERR_STORE_UNSAFE_RELEASE for anything but regular files, folders and links
- * that resolve inside the release, and TUTTI_ERR_STORE_RELEASE_TOO_LARGE past a limit.
+ * that resolve inside the release, TUTTI_ERR_STORE_RELEASE_TOO_LARGE past a limit, and
+ * the errors of {@link openReleaseSource} for a path that names no folder it may read.
  */
 export async function copyRelease(
   sourceDir: string,
@@ -102,7 +96,7 @@ export async function copyRelease(
 ): Promise<string> {
   const limits = { ...DEFAULT_RELEASE_LIMITS, ...options.limits };
   const { signal } = options;
-  const root = await realpath(sourceDir);
+  const { root, handle: top } = await openReleaseSource(sourceDir);
   const records = new Map<string, string>();
   const links: { path: string; target: string }[] = [];
   let bytes = 0;
@@ -149,7 +143,7 @@ export async function copyRelease(
 
   /** Copies the folder open as `dir` (at `path`, '' for the root). */
   const walk = async (dir: FileHandle, path: string): Promise<void> => {
-    const base = FD_PATHS ? `/proc/self/fd/${dir.fd}` : join(root, path);
+    const base = entriesBase(dir, root, path);
     const names = (await readdir(base)).sort();
     for (const name of names) {
       const rel = path === '' ? name : `${path}/${name}`;
@@ -163,11 +157,7 @@ export async function copyRelease(
           links.push({ path: rel, target: await readlink(join(base, name)) });
           continue;
         }
-        if (code === 'ENXIO' || code === 'EOPNOTSUPP') {
-          throw unsafe(sourceDir, rel, 'is a socket, not a regular file or folder');
-        }
-        if (code === 'ENOENT') throw unsafe(sourceDir, rel, 'vanished while it was copied');
-        throw unsafe(sourceDir, rel, `cannot be opened (${code ?? 'error'})`);
+        throw entryError(sourceDir, rel, error);
       }
       try {
         const stats = await handle.stat();
@@ -188,9 +178,8 @@ export async function copyRelease(
     }
   };
 
-  await mkdir(targetDir, { mode: 0o700 });
-  const top = await open(root, OPEN_ROOT);
   try {
+    await mkdir(targetDir, { mode: 0o700 });
     await walk(top, '');
   } finally {
     await top.close();
