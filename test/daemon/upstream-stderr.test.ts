@@ -3,7 +3,8 @@
  * server that explains its failure on stderr has those lines, its credential masked and
  * bounded, in its state in `GET /v1/connectors` and `/debug/registry`, and nowhere an
  * agent or a host's event stream sees; a server that refuses `initialize` is reported as
- * refusing it; and every log line about a connector carries its key.
+ * refusing it, one that writes a line over the bound of one message as doing that; and
+ * every log line about a connector carries its key.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,9 @@ import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../s
 
 const EXPLAINING = fileURLToPath(
   new URL('../fixtures/upstream/explaining-server.mjs', import.meta.url),
+);
+const HUGE_LINE = fileURLToPath(
+  new URL('../fixtures/upstream/huge-line-server.mjs', import.meta.url),
 );
 const SECRET = 'sk-live-9f8e7d6c5b4a3f2e1d';
 
@@ -106,6 +110,18 @@ describe('a start that fails in the protocol', () => {
     expect(runtime.lastError).toContain('initialize refused: no database configured');
     expect(runtime.lastError).not.toMatch(/SIGTERM|SIGKILL/);
     expect(runtime.stderr).toEqual(['refusing to initialize: no database configured']);
+  });
+
+  it('names the bound of one message when a tools/list answer is one line over it', async () => {
+    const path = await writeRelease({ key: 'huge', serverArgs: [], script: HUGE_LINE });
+    expect((await daemon.control('POST', '/v1/connectors/install', { path })).status).toBe(200);
+    try {
+      const runtime = await failed('huge');
+      expect(runtime.lastError).toContain('wrote a line of more than 10485760 bytes (10 MiB)');
+      expect(runtime.lastError).not.toMatch(/SIGTERM|SIGKILL/);
+    } finally {
+      await daemon.control('DELETE', '/v1/connectors/huge');
+    }
   });
 });
 

@@ -253,6 +253,11 @@ export const ERROR_CODES = Object.freeze({
       'The start of upstream MCP server "{target}" was called off before it finished (a newer release or credential replaced it, or the daemon is stopping): nothing to do.',
     status: 503,
   },
+  TUTTI_ERR_UPSTREAM_MESSAGE_TOO_LARGE: {
+    message:
+      'Upstream MCP server "{target}" wrote a line of more than {limit} bytes ({mib} MiB) to its stdout, the most one message may take, so it was stopped: make the server send smaller messages (a tools/list in pages, smaller tool results). The bound is fixed: no setting or manifest field raises it.',
+    status: 502,
+  },
   TUTTI_ERR_UPSTREAM_UNAUTHORIZED: {
     message:
       'Remote MCP server "{target}" refused the connector\'s credential (HTTP {status}): authorization is lost until a new credential is set for the connector.',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonLineReader, type JsonLineReader } from './json-line-reader.js';
+import { createJsonLineReader, type JsonLineReader, LineTooLongError } from './json-line-reader.js';
 
 function drain(reader: JsonLineReader): unknown[] {
   const out: unknown[] = [];
@@ -34,8 +34,27 @@ describe('JsonLineReader', () => {
   it('throws and forgets everything when unfinished bytes pass the bound', () => {
     const reader = createJsonLineReader(16);
     reader.append(Buffer.from('{"a":'));
-    expect(() => reader.append(Buffer.from('"0123456789abc"'))).toThrow(/maximum size of 16/);
+    expect(() => reader.append(Buffer.from('"0123456789abc"'))).toThrow(LineTooLongError);
     reader.append(Buffer.from('{"b":2}\n'));
     expect(drain(reader)).toEqual([{ b: 2 }]);
+  });
+
+  it('bounds each line, not a chunk: a line of exactly the bound passes, one byte more does not', () => {
+    const reader = createJsonLineReader(16);
+    const full = '"0123456789abcd"'; // 16 bytes
+    reader.append(Buffer.from(`${full}\n${full}\n"tail`));
+    expect(drain(reader)).toEqual(['0123456789abcd', '0123456789abcd']);
+    reader.append(Buffer.from('"\n'));
+    expect(drain(reader)).toEqual(['tail']);
+
+    const error = (() => {
+      try {
+        reader.append(Buffer.from(`{"x":1}\n${full}0\n`));
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(LineTooLongError);
+    expect((error as LineTooLongError).limit).toBe(16);
   });
 });

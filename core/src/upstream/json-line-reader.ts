@@ -1,17 +1,29 @@
 /**
  * Splits a stdio MCP stream into parsed JSON lines, without validating them: the transport
- * decides per message whether it needs the SDK's schema check. Bounded like the SDK's
- * `ReadBuffer` (10 MB of pending bytes); lines that are not JSON are skipped, as there.
+ * decides per message whether it needs the SDK's schema check. Each line is bounded like
+ * the SDK's `ReadBuffer` (10 MiB); lines that are not JSON are skipped, as there.
  */
 
-/** Most bytes of one unfinished line kept before the stream is given up (the SDK's bound). */
+/** Most bytes one line (one message) may take before the stream is given up (the SDK's bound). */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
+/** A line longer than the reader's bound: the stream cannot be read on. */
+export class LineTooLongError extends Error {
+  /** The bound that was passed, in bytes. */
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(`a line passed the bound of ${limit} bytes for one message`);
+    this.name = 'LineTooLongError';
+    this.limit = limit;
+  }
+}
+
 /** Collects chunks and yields each complete line's `JSON.parse` value. */
 export interface JsonLineReader {
-  /** Adds a chunk; throws (and forgets everything) when the unfinished bytes exceed the bound. */
+  /** Adds a chunk; throws LineTooLongError (and forgets everything) when a line passes the bound. */
   append(chunk: Buffer): void;
   /** The next complete line's parsed JSON, or undefined when no complete line is left. */
   next(): { value: unknown } | undefined;
@@ -25,13 +37,25 @@ export interface JsonLineReader {
  */
 export function createJsonLineReader(maxBytes = MAX_LINE_BYTES): JsonLineReader {
   let pending: Buffer | undefined;
+  /** Bytes of the unfinished line at the end of `pending`. */
+  let unfinished = 0;
+  const tooLong = () => {
+    pending = undefined;
+    unfinished = 0;
+    return new LineTooLongError(maxBytes);
+  };
   return {
     append(chunk) {
-      const size = (pending?.length ?? 0) + chunk.length;
-      if (size > maxBytes) {
-        pending = undefined;
-        throw new Error(`ReadBuffer exceeded maximum size of ${maxBytes} bytes`);
+      // The bound is on each line: every line this chunk ends, and the one it leaves open.
+      let line = unfinished;
+      let start = 0;
+      for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+        if (line + end - start > maxBytes) throw tooLong();
+        line = 0;
+        start = end + 1;
       }
+      if (line + chunk.length - start > maxBytes) throw tooLong();
+      unfinished = line + chunk.length - start;
       pending = pending ? Buffer.concat([pending, chunk]) : chunk;
     },
     next() {
@@ -52,6 +76,7 @@ export function createJsonLineReader(maxBytes = MAX_LINE_BYTES): JsonLineReader 
     },
     clear() {
       pending = undefined;
+      unfinished = 0;
     },
   };
 }

@@ -65,6 +65,21 @@ export async function openStdioUpstream(
   });
   const exitInfo = (): UpstreamExitInfo | undefined => {
     const info = transport.exitInfo;
+    const failure = transport.failure;
+    if (failure) {
+      // Recorded before the process was stopped: the cause, not the SIGTERM that followed.
+      return {
+        reason: `stopped: a line on its stdout passed the ${failure.limit}-byte bound of one message`,
+        code: info?.code ?? null,
+        signal: info?.signal ?? null,
+        stderrTail: info?.stderrTail ?? transport.process?.stderrTail() ?? '',
+        error: new TuttiError('TUTTI_ERR_UPSTREAM_MESSAGE_TOO_LARGE', {
+          target,
+          limit: failure.limit,
+          mib: Math.round((failure.limit / (1024 * 1024)) * 10) / 10,
+        }),
+      };
+    }
     if (!info) return undefined;
     return {
       reason: describeExit(info.code, info.signal),

@@ -25,7 +25,7 @@ import type {
   SpawnGroupOptions,
   SupervisedProcess,
 } from '../process/index.js';
-import { createJsonLineReader } from './json-line-reader.js';
+import { createJsonLineReader, LineTooLongError } from './json-line-reader.js';
 
 /** True for a JSON-RPC 2.0 request, notification or response envelope (not its contents). */
 function isEnvelope(value: unknown): value is JSONRPCMessage {
@@ -49,6 +49,7 @@ export class ProcessGroupTransport implements Transport {
   readonly #readBuffer = createJsonLineReader();
   #process: SupervisedProcess | undefined;
   #exitInfo: ProcessExitInfo | undefined;
+  #failure: LineTooLongError | undefined;
   #closedFired = false;
 
   constructor(supervisor: ProcessSupervisor, spec: SpawnGroupOptions) {
@@ -66,6 +67,14 @@ export class ProcessGroupTransport implements Transport {
     return this.#exitInfo;
   }
 
+  /**
+   * Why the transport stopped the process itself (a line over the bound), once it did: the
+   * cause of the exit that follows, which reads only as the SIGTERM it was sent.
+   */
+  get failure(): LineTooLongError | undefined {
+    return this.#failure;
+  }
+
   async start(): Promise<void> {
     if (this.#process) throw new Error('ProcessGroupTransport already started');
     const proc = await this.#supervisor.spawn(this.#spec);
@@ -74,7 +83,8 @@ export class ProcessGroupTransport implements Transport {
       try {
         this.#readBuffer.append(chunk);
       } catch (error) {
-        // One message over the buffer bound (10 MB): the stream cannot be trusted any more.
+        // One message over the line bound (10 MiB): the stream cannot be trusted any more.
+        if (error instanceof LineTooLongError) this.#failure ??= error;
         this.onerror?.(error as Error);
         void this.close();
         return;

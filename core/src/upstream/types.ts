@@ -1,5 +1,6 @@
 /** Public shapes of the upstream MCP clients (stdio and Streamable HTTP). */
 import type { UpstreamClient, UpstreamTool } from '../contracts/index.js';
+import type { TuttiError } from '../errors/index.js';
 
 /** pino-compatible logger subset; upstream code logs no secrets and no raw stderr at info. */
 export interface UpstreamLogger {
@@ -26,6 +27,11 @@ export interface UpstreamExitInfo {
   readonly signal?: string | null;
   /** Last bytes of a stdio process's stderr. */
   readonly stderrTail?: string;
+  /**
+   * The error that says why, when the daemon stopped the upstream for what it did (a
+   * message over the line bound): it wins over how the process then ended.
+   */
+  readonly error?: TuttiError;
 }
 
 /** Options both upstream kinds take. */

@@ -325,6 +325,8 @@ function startError(
   timeoutMs: number,
   exit: UpstreamExitInfo | undefined,
 ): TuttiError {
+  // The daemon stopped the upstream for what it did: that is the cause, whatever followed.
+  if (exit?.error) return exit.error;
   if (isTuttiError(error) && error.code !== 'TUTTI_ERR_UPSTREAM_START_TIMEOUT') return error;
   const refused = unauthorizedStatus(error);
   if (refused !== undefined) {
