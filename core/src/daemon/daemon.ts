@@ -231,7 +231,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       binDir,
       logger,
       supervisor,
-      publish: (event) => events.publish(event),
+      events,
       startTimeoutMs: options.startTimeoutMs,
       ...(options.backoff && { backoff: options.backoff }),
       ...(options.parkAfter !== undefined && { parkAfter: options.parkAfter }),
@@ -280,13 +280,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       home,
       ...(options.pluginMode && { mode: options.pluginMode }),
     });
-    registry.onListChanged((snapshot) =>
-      events.publish({
-        type: 'tools.changed',
-        version: snapshot.version,
-        toolCount: snapshot.tools.length,
-      }),
-    );
     // Connectors come up in the background: the daemon is ready once its servers listen,
     // and a slow upstream holds up nothing but itself (its state reads `starting`).
     const settled = runtime.reconcile().then(

@@ -15,7 +15,9 @@ afterEach(async () => {
 /** A runtime whose published events land in `published`. */
 async function publishing() {
   const published: TuttiEventBody[] = [];
-  const context = await createTestRuntime({ publish: (event) => published.push(event) });
+  const context = await createTestRuntime({
+    events: { publish: (event) => published.push(event) },
+  });
   runtimes.push(context.runtime);
   return { ...context, published };
 }

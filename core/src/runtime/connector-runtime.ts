@@ -57,8 +57,11 @@ export interface ConnectorRuntimeOptions {
   counters?: CallCounters & { restart(key: string): void; crash(key: string): void };
   /** Every observation, as it is recorded. */
   onEvent?: (event: RuntimeEvent) => void;
-  /** Where the `connector.*` events for hosts go (one per change). */
-  publish?: (event: TuttiEventBody) => void;
+  /**
+   * Where the events for hosts go: `connector.*` (one per change) and `tools.changed` (one
+   * per registry snapshot). The daemon passes its event hub.
+   */
+  events?: { publish(event: TuttiEventBody): void };
 }
 
 /** What changed for one connector in a reconcile. */
@@ -142,9 +145,20 @@ class Runtime implements ConnectorRuntime {
   #reconciled = false;
   #swept = false;
   #closed = false;
+  readonly #unsubscribe: (() => void) | undefined;
 
   constructor(options: ConnectorRuntimeOptions) {
     this.#options = options;
+    const { events } = options;
+    this.#unsubscribe = events
+      ? options.registry.onListChanged((snapshot) =>
+          events.publish({
+            type: 'tools.changed',
+            version: snapshot.version,
+            toolCount: snapshot.tools.length,
+          }),
+        )
+      : undefined;
     this.#shims = createShimSync(options.binDir, options.store);
     this.#services = {
       store: options.store,
@@ -239,6 +253,7 @@ class Runtime implements ConnectorRuntime {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#unsubscribe?.();
     for (const connector of this.#connectors.values()) connector.callOffStaleStart(undefined);
     await this.#queue.idle();
     await Promise.all([...this.#retiring.keys()]);
@@ -266,7 +281,7 @@ class Runtime implements ConnectorRuntime {
     if (change === 'installed' || change === 'upgraded') this.#announcing.add(key);
     let result: SyncResult | undefined;
     try {
-      result = await this.#sync(key);
+      result = await this.#sync(key, change === 'upgraded' ? 'upgraded' : 'started');
     } finally {
       this.#announcing.delete(key);
     }
@@ -288,8 +303,14 @@ class Runtime implements ConnectorRuntime {
     };
   }
 
-  /** Brings `key` in line with the store (its shim, then its upstream). */
-  async #sync(key: string): Promise<SyncResult | undefined> {
+  /**
+   * Brings `key` in line with the store (its shim, then its upstream); a start it makes is
+   * recorded as `kind` (what the reconcile found: an upgrade, else a start).
+   */
+  async #sync(
+    key: string,
+    kind: 'started' | 'upgraded' = 'started',
+  ): Promise<SyncResult | undefined> {
     if (this.#closed) return undefined;
     const { store, logger } = this.#options;
     const release = store.get(key);
@@ -301,7 +322,7 @@ class Runtime implements ConnectorRuntime {
       });
     const connector = this.#connectors.get(key);
     if (!connector) return undefined;
-    const result = await connector.sync(release, auth);
+    const result = await connector.sync(release, auth, kind);
     if (result === 'removed') {
       this.#connectors.delete(key);
       this.#services.skills.forget(connector.digest);
@@ -343,7 +364,7 @@ class Runtime implements ConnectorRuntime {
   }
 
   #publish(event: TuttiEventBody): void {
-    this.#options.publish?.(event);
+    this.#options.events?.publish(event);
   }
 
   /** Removes the releases nothing uses any more (no connector, no rollback, no upstream). */

@@ -110,6 +110,7 @@ export class Connector {
   async sync(
     release: InstalledConnector | undefined,
     auth: 'ready' | 'missing' | TuttiError,
+    kind: 'started' | 'upgraded' = 'started',
   ): Promise<SyncResult> {
     if (this.#services.closed()) return 'unchanged';
     const entry = this.#entry;
@@ -127,7 +128,7 @@ export class Connector {
     entry.failures = 0;
     entry.failedStarts = 0;
     entry.parked = false;
-    return this.#run(release, entry.waiting ? undefined : entry, release.revision, 'started');
+    return this.#run(release, entry.waiting ? undefined : entry, release.revision, kind);
   }
 
   /**
@@ -273,7 +274,7 @@ export class Connector {
         entry.restarts++;
         services.counters?.restart(key);
       }
-      services.record(key, previous && kind === 'started' ? 'upgraded' : kind, generation);
+      services.record(key, kind, generation);
       // This release ran: the one a later upgrade can roll back to (kept by the GC).
       await services.store.markGood(key, release.digest).catch((error: unknown) => {
         services.logger.warn(
