@@ -67,6 +67,16 @@ afterAll(async () => {
 const row = (key: string) => page.locator(`#connectors tr[data-key="${key}"]`);
 const stateOf = (key: string) => row(key).locator('[data-state]').getAttribute('data-state');
 
+/** Waits for `key`'s row to show `state`; a failure says what the page's notice said. */
+async function untilState(key: string, state: string): Promise<void> {
+  try {
+    await expect.poll(() => stateOf(key), WAIT).toBe(state);
+  } catch (error) {
+    const notice = await page.locator('#notice').textContent();
+    throw new Error(`${(error as Error).message}; the page's notice: ${JSON.stringify(notice)}`);
+  }
+}
+
 /** Saves the page as docs/<name>.png when screenshots were asked for. */
 async function shoot(name: string): Promise<void> {
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, `${name}.png`), fullPage: true });
@@ -229,23 +239,24 @@ describe('the dashboard in a browser', () => {
   it('sets a credential from its write-only field and shows the status change', async () => {
     await page.getByLabel('Release folder').fill(join(FIXTURES, 'keyed'));
     await page.getByRole('button', { name: 'Install', exact: true }).click();
-    await expect.poll(() => stateOf('keyed'), WAIT).toBe('needs-auth');
+    await untilState('keyed', 'needs-auth');
     const secret = 'sk-dashboard-test-7c1f9e';
     secrets.push(secret);
     const field = page.getByLabel('Credential of keyed', { exact: true });
     expect(await field.getAttribute('type')).toBe('password');
     await field.fill(secret);
     await row('keyed').getByRole('button', { name: 'Set' }).click();
-    await expect.poll(() => stateOf('keyed'), WAIT).toBe('ready');
+    await untilState('keyed', 'ready');
     expect(await field.inputValue()).toBe('');
     await row('keyed').getByRole('button', { name: 'Clear' }).click();
-    await expect.poll(() => stateOf('keyed'), WAIT).toBe('needs-auth');
+    await untilState('keyed', 'needs-auth');
     await field.fill(secret);
     await field.press('Enter');
-    await expect.poll(() => stateOf('keyed'), WAIT).toBe('ready');
+    // The notice first: when the state does not follow, it says what the page was told.
     await expect
       .poll(() => page.locator('#notice').textContent(), WAIT)
       .toBe('The credential of keyed is set.');
+    await untilState('keyed', 'ready');
     await shoot('dashboard-connectors');
   });
 
