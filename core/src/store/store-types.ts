@@ -61,7 +61,8 @@ export interface ConnectorStore {
   readonly problems: readonly TuttiError[];
   /**
    * Copies the release folder into the store and installs it under its manifest key.
-   * Same content as installed: no change. New content: an upgrade with a new revision.
+   * Same content as installed: no change, recognised in place without a copy. New
+   * content: an upgrade with a new revision.
    */
   install(releaseDir: string): Promise<InstallResult>;
   /** Removes `key` and its credential (new revision); unchanged when not installed. */

@@ -1,6 +1,7 @@
 /**
  * The connector store under a tutti home:
- * `releases/<digest>/` content-addressed releases, `state/installed.json` (+ `.last-good`)
+ * `releases/<digest>/` content-addressed releases (the same content installed again is
+ * recognised in place, without a copy), `state/installed.json` (+ `.last-good`)
  * with the installed digest and last revision per key, `state/good-releases.json` (the
  * releases of each key that ran, kept for a rollback), `credentials/<key>.json` (0600).
  */
@@ -33,7 +34,8 @@ import {
   withGoodRelease,
 } from './good-releases.js';
 import { readGuardedJson, writeGuardedJson } from './guarded-json-file.js';
-import { copyRelease } from './release-copy.js';
+import { findInstalledCopy } from './release-compare.js';
+import { copyRelease, type ReleaseLimits } from './release-copy.js';
 import { createSecret, type Secret } from './secret.js';
 import { createSerialQueue, withTimeLimit } from './serial-queue.js';
 import { EMPTY_STATE, type StoreState, storeStateSchema } from './store-state.js';
@@ -151,7 +153,23 @@ class Store implements ConnectorStore {
     const source = resolve(releaseDir);
     const staging = join(releasesDir, `.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
-      const digest = await this.#stage(source, staging);
+      const started = performance.now();
+      const same = await this.#readSource(source, this.#installMs, (signal, limits) =>
+        findInstalledCopy(source, this.installed(), { signal, limits }),
+      );
+      if (same) {
+        // Checked again in the queue: replaced or removed since, the same content is a change.
+        const unchanged = await this.#queued(async () => {
+          const current = this.#views.get(same.key);
+          return current?.digest === same.digest ? current : undefined;
+        });
+        if (unchanged) return Object.freeze({ ...unchanged, changed: false });
+      }
+      // What the compare took counts against the one time limit of reading the source.
+      const left = this.#installMs - (performance.now() - started);
+      const digest = await this.#readSource(source, left, (signal, limits) =>
+        copyRelease(source, staging, { signal, limits }),
+      );
       // Validated on the copy, the only thing installed; errors name the user's folder.
       const manifest = await readManifest(staging, source);
       return await this.#queued(async () => {
@@ -394,15 +412,17 @@ class Store implements ConnectorStore {
   }
 
   /**
-   * Copies `source` into a private staging folder under `releases/`, outside the queue
-   * (a slow or hostile source folder holds up nothing else), within the install time limit.
+   * Runs `read` of the release folder `source` outside the queue (a slow or hostile source
+   * folder holds up nothing else), within `ms` of the install time limit, with the caps.
    */
-  #stage(source: string, staging: string): Promise<string> {
-    const { releaseLimits } = this.#options;
+  #readSource<T>(
+    source: string,
+    ms: number,
+    read: (signal: AbortSignal, limits: Partial<ReleaseLimits>) => Promise<T>,
+  ): Promise<T> {
     return withTimeLimit(
-      (signal) =>
-        copyRelease(source, staging, { signal, ...(releaseLimits && { limits: releaseLimits }) }),
-      this.#installMs,
+      (signal) => read(signal, this.#options.releaseLimits ?? {}),
+      Math.max(ms, 0),
       timeout(`the copy of "${source}"`, this.#installMs, 'the release folder'),
     );
   }
