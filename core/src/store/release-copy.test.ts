@@ -151,5 +151,18 @@ describe('copyRelease from a folder that changes under it', () => {
     await copyUnderWay(target);
     controller.abort(new Error('stopped on purpose'));
     expect(((await copying) as Error).message).toBe('stopped on purpose');
+    // What it wrote is gone: a caller that gave up earlier finds nothing left behind.
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('leaves nothing behind when it refuses a release', async () => {
+    const source = await temp();
+    await writeFile(join(source, 'tutti-connector.json'), '{}');
+    await writeFile(join(source, 'big'), Buffer.alloc(64 * 1024));
+    await symlink('/etc/passwd', join(source, 'outside'));
+    const target = join(await temp(), 'copy');
+    const refused = await copyRelease(source, target).catch((e: unknown) => e);
+    expect(isTuttiError(refused, 'TUTTI_ERR_STORE_UNSAFE_RELEASE')).toBe(true);
+    expect(existsSync(target)).toBe(false);
   });
 });

@@ -178,14 +178,21 @@ export async function copyRelease(
     }
   };
 
+  let made = false;
   try {
     await mkdir(targetDir, { mode: 0o700 });
+    made = true;
     await walk(top, '');
+    await copyLinks(sourceDir, root, targetDir, links, records);
+    await chmod(targetDir, 0o755);
+  } catch (error) {
+    // A copy that failed, or went on past its caller's time limit, leaves nothing behind:
+    // its caller may have given up and cleaned up before this point.
+    if (made) await rm(targetDir, { recursive: true, force: true }).catch(() => {});
+    throw error;
   } finally {
     await top.close();
   }
-  await copyLinks(sourceDir, root, targetDir, links, records);
-  await chmod(targetDir, 0o755);
   return digestOf(records);
 }
 

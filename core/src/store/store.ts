@@ -203,7 +203,9 @@ class Store implements ConnectorStore {
         });
       });
     } finally {
-      await rm(staging, { recursive: true, force: true });
+      // Never in place of the install's own error (a copy past its time limit may still be
+      // writing here; it removes what it wrote when it stops).
+      await rm(staging, { recursive: true, force: true }).catch(() => {});
     }
   }
 
