@@ -32,6 +32,7 @@ export {
   REFRESH_STAGES,
   REFRESH_STRATEGIES,
 } from './session/hooks.js';
+export type { AgentSession } from './session/agent-session.js';
 export { AgentSessionHost } from './session/host.js';
 export type { AgentSessionHostOptions, AgentSessionInfo } from './session/host-types.js';
 export type {

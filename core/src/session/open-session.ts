@@ -1,5 +1,5 @@
 /**
- * The steps that open a daemon-driven session, in the order its provider's kind needs:
+ * The steps that open a session, in the order its provider's kind needs:
  *
  *   handshake kinds:    spawn -> handshake -> prepare -> project -> check -> materialize -> open
  *   config-first kinds: prepare -> project -> check -> materialize -> open (which spawns)
@@ -8,50 +8,37 @@
  */
 import type { PreparedRuntime } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
-import type { PreparedProjection } from './host-types.js';
+import type { AgentProcess } from '../process/agent-process.js';
 import { stderrSentence } from './agent-channel.js';
+import type { SessionHooks } from './hooks.js';
+import type { PreparedProjection } from './host-types.js';
 import { projectSession } from './project-session.js';
 import type { AgentProvider, LiveSession, SessionSetup } from './provider-contract.js';
-import type { SessionEntry } from './session-entry.js';
 import type { AgentProbe, SessionHookContext, SessionOperation } from './session-types.js';
-import type { SessionHooks } from './hooks.js';
 
-/** What the steps need from the host. */
-export interface OpenServices {
+/** The session a start runs for, as the steps see it (an `AgentSession`). */
+export interface Starting {
   readonly hooks: SessionHooks;
-  /** Prepares the entry's runtime for `probe` (undefined: the probe failed). */
-  prepare(entry: SessionEntry, probe: AgentProbe | undefined): Promise<PreparedRuntime>;
+  /** Prepares the session's runtime for `probe` (undefined: the probe failed). */
+  prepare(probe: AgentProbe | undefined): Promise<PreparedRuntime>;
+  /** Records what the agent declared in its handshake. */
+  declare(declared: Readonly<Record<string, unknown>>): void;
+  /** The context projection taps see for `operation`. */
+  hookContext(operation: SessionOperation, providerSessionId?: string): SessionHookContext;
 }
 
-/** The hook context of `entry` for `operation`. */
-export function hookContext(
-  entry: SessionEntry,
-  operation: SessionOperation,
-  providerSessionId: string | undefined,
-): SessionHookContext {
-  return Object.freeze({
-    ...entry.session,
-    operation,
-    ...(providerSessionId === undefined ? {} : { providerSessionId }),
-    ...(entry.declared ? { declared: entry.declared } : {}),
-    filesDir: entry.files.dir,
-    drivenBy: entry.mode,
-  });
-}
-
-/** Opens a daemon-driven session; on failure the caller drops the entry. */
+/** Opens a daemon-driven session; `steps` gets how long each step took. */
 export async function openDaemonSession(
-  services: OpenServices,
+  session: Starting,
   provider: AgentProvider,
-  entry: SessionEntry,
   setup: SessionSetup,
   operation: SessionOperation,
   providerSessionId: string | undefined,
+  steps: Record<string, number>,
 ): Promise<LiveSession> {
   let state: unknown;
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
-  entry.startSteps = {};
-  const step = stepClock(entry.startSteps);
+  const step = stepClock(steps);
   const pre = provider.handshake ? ((await provider.prelaunch?.(setup)) ?? {}) : {};
   step('prelaunch');
   const agent = provider.handshake
@@ -65,15 +52,15 @@ export async function openDaemonSession(
     step('spawn');
     const handshake = await provider.handshake(agent, setup);
     state = handshake.state;
-    if (handshake.declared) entry.declared = handshake.declared;
+    if (handshake.declared) session.declare(handshake.declared);
     probe =
       handshake.declared && provider.probeOf ? provider.probeOf(handshake.declared) : undefined;
     step('handshake');
   }
-  const runtime = await services.prepare(entry, probe);
+  const runtime = await session.prepare(probe);
   step('prepare');
-  const context = hookContext(entry, operation, providerSessionId);
-  const params = await projectSession(services.hooks, provider, runtime, context);
+  const context = session.hookContext(operation, providerSessionId);
+  const params = await projectSession(session.hooks, provider, runtime, context);
   step('project');
   const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
   step('materialize');
@@ -111,9 +98,8 @@ function stepClock(steps: Record<string, number>): (name: string) => void {
 
 /** Prepares, projects and materializes a host-driven session of `provider`. */
 export async function prepareHostSession(
-  services: OpenServices,
+  session: Starting,
   provider: AgentProvider,
-  entry: SessionEntry,
   setup: SessionSetup,
   declared: Readonly<Record<string, unknown>> | undefined,
 ): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection }> {
@@ -123,12 +109,11 @@ export async function prepareHostSession(
     if (!declared) {
       throw new TuttiError('TUTTI_ERR_SESSION_DECLARATION_NEEDED', { provider: provider.name });
     }
-    entry.declared = declared;
+    session.declare(declared);
     probe = provider.probeOf ? provider.probeOf(declared) : undefined;
   }
-  const runtime = await services.prepare(entry, probe);
-  const context = hookContext(entry, 'new', undefined);
-  const params = await projectSession(services.hooks, provider, runtime, context);
+  const runtime = await session.prepare(probe);
+  const params = await projectSession(session.hooks, provider, runtime, session.hookContext('new'));
   const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
   return {
     runtime,
@@ -146,11 +131,12 @@ export async function prepareHostSession(
  * its last stderr lines; else the error as it is.
  */
 export function startError(
-  provider: AgentProvider,
-  entry: SessionEntry,
+  provider: string,
+  agentSessionId: string,
+  agent: AgentProcess | undefined,
   error: unknown,
 ): TuttiError {
-  const ended = entry.agent?.exit;
+  const ended = agent?.exit;
   const fault =
     isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_EXITED') ||
     isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_MISBEHAVED') ||
@@ -159,7 +145,7 @@ export function startError(
     return new TuttiError(
       'TUTTI_ERR_PROVIDER_AGENT_EXITED',
       {
-        provider: provider.name,
+        provider,
         method: 'start',
         what: `exited (${ended.description})`,
         stderr: stderrSentence(ended.stderr),
@@ -173,10 +159,10 @@ export function startError(
   return new TuttiError(
     'TUTTI_ERR_SESSION_START_FAILED',
     {
-      provider: provider.name,
-      session: entry.session.agentSessionId,
+      provider,
+      session: agentSessionId,
       reason: (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, ''),
-      stderr: entry.agent ? stderrSentence(entry.agent.stderrLines()) : '',
+      stderr: agent ? stderrSentence(agent.stderrLines()) : '',
     },
     { cause: error },
   );
@@ -184,11 +170,12 @@ export function startError(
 
 /**
  * Runs a start within `ms`; past it the start fails with TUTTI_ERR_SESSION_START_TIMEOUT
- * and the agent's last stderr lines (the caller stops the agent).
+ * and the last stderr lines of the session's `agent()` (the caller stops the agent).
  */
 export async function withinStartTimeout<T>(
-  entry: SessionEntry,
   provider: string,
+  agentSessionId: string,
+  agent: () => AgentProcess | undefined,
   ms: number,
   start: () => Promise<T>,
 ): Promise<T> {
@@ -200,9 +187,9 @@ export async function withinStartTimeout<T>(
       reject(
         new TuttiError('TUTTI_ERR_SESSION_START_TIMEOUT', {
           provider,
-          session: entry.session.agentSessionId,
+          session: agentSessionId,
           ms,
-          stderr: stderrSentence(entry.agent?.stderrLines() ?? []),
+          stderr: stderrSentence(agent()?.stderrLines() ?? []),
         }),
       );
     }, ms);

@@ -9,6 +9,8 @@ import type { SessionHooks } from './hooks.js';
 import { guardProjections } from './project-session.js';
 import type { AgentProvider } from './provider-contract.js';
 import { refreshStrategiesOf, tapStandardRefreshStrategies } from './refresh-strategies.js';
+import type { SessionOperation } from './session-types.js';
+import type { PermissionMode } from './turn-types.js';
 
 export class ProviderTable {
   readonly #providers = new Map<string, AgentProvider>();
@@ -54,6 +56,31 @@ export class ProviderTable {
       throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
         provider: name,
         known: this.known(),
+      });
+    }
+    return provider;
+  }
+
+  /**
+   * The provider of that name for a daemon-driven session opened through `operation` under
+   * `permissions`; refused when it lacks the operation or cannot keep the permission mode.
+   */
+  forSession(
+    name: string,
+    operation: SessionOperation,
+    permissions: PermissionMode = 'ask',
+  ): AgentProvider {
+    const provider = this.require(name);
+    const supported =
+      operation === 'new' ||
+      (operation === 'load' ? provider.loadSession : provider.resumeSession) !== undefined;
+    if (!supported) {
+      throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
+    }
+    if (permissions !== 'agent' && !provider.permissions?.modes.includes(permissions)) {
+      throw new TuttiError('TUTTI_ERR_SESSION_PERMISSIONS_UNSUPPORTED', {
+        provider: provider.name,
+        mode: permissions,
       });
     }
     return provider;
