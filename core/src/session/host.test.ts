@@ -159,10 +159,13 @@ describe('AgentSessionHost', () => {
     host.registerProvider({
       name: 'unchecked',
       flags: { httpMcp: true, listChanged: false },
+      project: () => ({}),
       bindingsIn: () => [],
-      newSession: async () => {
-        throw new Error('never opened');
-      },
+      driver: () => ({
+        open: async () => {
+          throw new Error('never opened');
+        },
+      }),
     });
     for (const permissions of [undefined, 'ask', 'allow-connector'] as const) {
       const refused = host.createSession({

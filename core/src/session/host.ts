@@ -8,7 +8,7 @@
 import type { ProviderCapabilities } from '../contracts/index.js';
 import { agentInheritedEnv } from '../process/inherited-env.js';
 import type { AgentSession } from './agent-session.js';
-import { createSessionHooks, type SessionHooks } from './hooks.js';
+import { createSessionHooks, type ProviderHooks, type SessionHooks } from './hooks.js';
 import type { HostParts } from './host-parts.js';
 import type * as T from './host-types.js';
 import { LiveSlots } from './live-slots.js';
@@ -16,7 +16,6 @@ import { DefaultPreparer } from './preparer.js';
 import type { AgentProvider } from './provider-contract.js';
 import { ProviderTable } from './provider-table.js';
 import { restoreRequest } from './recorded-session.js';
-import { tapStandardRefreshStrategies } from './refresh-strategies.js';
 import { DaemonDriven, HostDriven } from './session-driving.js';
 import type { StoredSession } from './session-records.js';
 import { type RestoreResult, restoreAll } from './session-restore.js';
@@ -60,9 +59,16 @@ export class AgentSessionHost {
     });
   }
 
-  /** Adds a provider; a second provider of the same name is refused unless `replace` is set. */
-  registerProvider(provider: AgentProvider, options: { readonly replace?: boolean } = {}): void {
-    this.#providers.register(provider, options);
+  /**
+   * Adds a provider and hands back its hooks, typed with its params (for the plugin that
+   * registers it to tap, or to hand on); a second provider of the same name is refused
+   * unless `replace` is set.
+   */
+  registerProvider<P>(
+    provider: AgentProvider<string, P>,
+    options: { readonly replace?: boolean } = {},
+  ): ProviderHooks<P> {
+    return this.#providers.register(provider, options);
   }
 
   /** Names and capabilities of the registered providers, derived from what each implements. */
@@ -101,7 +107,7 @@ export class AgentSessionHost {
 
   /** Prepares the provider-neutral runtime for an agent the caller spawns itself. */
   async prepareOnly(request: T.PrepareOnlyRequest): Promise<T.PreparedSession> {
-    tapStandardRefreshStrategies(this.hooks, request.provider);
+    this.#providers.tapChain(request.provider);
     const session = this.#sessions.add(this.#parts, request, new HostDriven(), {
       baseEnv: { ...request.env },
       replaces: askedAgain(request),

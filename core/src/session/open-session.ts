@@ -1,8 +1,10 @@
 /**
- * The steps that open a session, in the order its provider's kind needs:
+ * The host's steps that open a session through its provider's driver, in the order the
+ * driver's kind needs:
  *
- *   handshake kinds:    spawn -> handshake -> prepare -> project -> check -> materialize -> open
- *   config-first kinds: prepare -> project -> check -> materialize -> open (which spawns)
+ *   handshake kinds:    spawn -> handshake -> prepare -> project -> taps -> check
+ *                       -> materialize (-> respawn, when it asks) -> open
+ *   config-first kinds: prepare -> project -> taps -> check -> materialize -> open (which spawns)
  *
  * and the host-driven form, which stops after materialize and hands the projection over.
  */
@@ -13,7 +15,13 @@ import { stderrSentence } from './agent-channel.js';
 import type { SessionHooks } from './hooks.js';
 import type { PreparedProjection } from './host-types.js';
 import { projectSession } from './project-session.js';
-import type { AgentProvider, LiveSession, SessionSetup } from './provider-contract.js';
+import type {
+  AgentProvider,
+  LiveRefresh,
+  LiveSession,
+  SessionDriver,
+  SessionSetup,
+} from './provider-contract.js';
 import type { AgentProbe, SessionHookContext, SessionOperation } from './session-types.js';
 
 /** The session a start runs for, as the steps see it (an `AgentSession`). */
@@ -27,34 +35,32 @@ export interface Starting {
   hookContext(operation: SessionOperation, providerSessionId?: string): SessionHookContext;
 }
 
-/** Opens a daemon-driven session; `steps` gets how long each step took. */
+/** Opens a daemon-driven session through `driver`; `steps` gets how long each step took. */
 export async function openDaemonSession(
   session: Starting,
   provider: AgentProvider,
+  driver: SessionDriver,
   setup: SessionSetup,
   operation: SessionOperation,
   providerSessionId: string | undefined,
   steps: Record<string, number>,
 ): Promise<LiveSession> {
-  let state: unknown;
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
   const step = stepClock(steps);
-  const pre = provider.handshake ? ((await provider.prelaunch?.(setup)) ?? {}) : {};
+  const pre = driver.handshake ? ((await driver.prelaunch?.()) ?? {}) : {};
   step('prelaunch');
-  const agent = provider.handshake
-    ? setup.spawn({
-        ...(pre.env ? { env: pre.env } : {}),
-        ...(pre.args ? { args: [...setup.launch.args, ...pre.args] } : {}),
-      })
-    : undefined;
-  if (agent && provider.handshake) {
+  const spawn = () =>
+    setup.spawn({
+      ...(pre.env ? { env: pre.env } : {}),
+      ...(pre.args ? { args: [...setup.launch.args, ...pre.args] } : {}),
+    });
+  let agent = driver.handshake ? spawn() : undefined;
+  if (agent && driver.handshake) {
     await agent.started;
     step('spawn');
-    const handshake = await provider.handshake(agent, setup);
-    state = handshake.state;
-    if (handshake.declared) session.declare(handshake.declared);
-    probe =
-      handshake.declared && provider.probeOf ? provider.probeOf(handshake.declared) : undefined;
+    const declared = await driver.handshake(agent);
+    if (declared) session.declare(declared);
+    probe = declared && provider.probeOf ? provider.probeOf(declared) : undefined;
     step('handshake');
   }
   const runtime = await session.prepare(probe);
@@ -62,28 +68,44 @@ export async function openDaemonSession(
   const context = session.hookContext(operation, providerSessionId);
   const params = await projectSession(session.hooks, provider, runtime, context);
   step('project');
-  const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
-  step('materialize');
-  const open =
-    operation === 'new'
-      ? provider.newSession
-      : operation === 'load'
-        ? provider.loadSession
-        : provider.resumeSession;
-  if (!open) {
-    throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
+  const materialized = (await driver.materialize?.(params, runtime)) ?? {};
+  if (materialized.respawn && agent && driver.handshake) {
+    agent = await respawn(provider.name, driver.handshake.bind(driver), agent, spawn);
   }
-  const live = await open.call(provider, {
-    setup,
-    params: params as never,
+  step('materialize');
+  const live = await driver.open({
+    operation,
+    params,
     runtime,
-    state,
     agent,
     ...(providerSessionId === undefined ? {} : { providerSessionId }),
     env: { ...runtime.env, ...pre.env, ...materialized.env },
   });
   step('open');
   return live;
+}
+
+/**
+ * Starts the agent once more the way it was started, for a driver whose `materialize`
+ * rewrote what the running agent read at its start; its handshake must answer again.
+ */
+async function respawn(
+  provider: string,
+  handshake: NonNullable<SessionDriver['handshake']>,
+  agent: AgentProcess,
+  spawn: () => AgentProcess,
+): Promise<AgentProcess> {
+  await agent.terminate();
+  const next = spawn();
+  await next.started;
+  if (!(await handshake(next))) {
+    throw new TuttiError('TUTTI_ERR_PROVIDER_REQUEST_FAILED', {
+      provider,
+      method: 'handshake',
+      reason: 'the agent, started again to read what the session wrote for it, did not answer',
+    });
+  }
+  return next;
 }
 
 /** Records into `steps` the ms since the previous mark under each name it is called with. */
@@ -96,16 +118,19 @@ function stepClock(steps: Record<string, number>): (name: string) => void {
   };
 }
 
-/** Prepares, projects and materializes a host-driven session of `provider`. */
+/**
+ * Prepares, projects and materializes a host-driven session through `driver`; the
+ * projection is the host's, and so is `hosted`, what its agent can take live.
+ */
 export async function prepareHostSession(
   session: Starting,
   provider: AgentProvider,
-  setup: SessionSetup,
+  driver: SessionDriver,
   declared: Readonly<Record<string, unknown>> | undefined,
-): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection }> {
+): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection; hosted: LiveRefresh }> {
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
-  const pre = (await provider.prelaunch?.(setup)) ?? {};
-  if (provider.handshake) {
+  const pre = (await driver.prelaunch?.()) ?? {};
+  if (driver.handshake) {
     if (!declared) {
       throw new TuttiError('TUTTI_ERR_SESSION_DECLARATION_NEEDED', { provider: provider.name });
     }
@@ -114,7 +139,7 @@ export async function prepareHostSession(
   }
   const runtime = await session.prepare(probe);
   const params = await projectSession(session.hooks, provider, runtime, session.hookContext('new'));
-  const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
+  const materialized = (await driver.materialize?.(params, runtime)) ?? {};
   return {
     runtime,
     projection: Object.freeze({
@@ -122,6 +147,7 @@ export async function prepareHostSession(
       env: { ...pre.env, ...materialized.env },
       ...(pre.args?.length ? { args: [...pre.args] } : {}),
     }),
+    hosted: driver.hosted?.(declared) ?? {},
   };
 }
 

@@ -171,16 +171,16 @@ export class SessionCore {
   ): Promise<T.PreparedSession> {
     const { run } = this;
     try {
-      const prepared: T.PreparedSession = provider
-        ? {
-            agentSessionId: this.id,
-            ...(await run.prepareForHost(this, provider, declared, settings)),
-          }
-        : {
-            agentSessionId: this.id,
-            runtime: await this.prepare({ httpMcp: this.context.capabilities.httpMcp }),
-          };
-      this.#opened(prepared.projection ? { projection: prepared.projection } : {});
+      let prepared: T.PreparedSession;
+      if (provider) {
+        const { hosted, ...made } = await run.prepareForHost(this, provider, declared, settings);
+        prepared = { agentSessionId: this.id, ...made };
+        this.#opened({ projection: made.projection, hosted });
+      } else {
+        const runtime = await this.prepare({ httpMcp: this.context.capabilities.httpMcp });
+        prepared = { agentSessionId: this.id, runtime };
+        this.#opened({});
+      }
       this.publish({ type: 'session.started', connector: run.connector });
       return prepared;
     } catch (error) {

@@ -6,13 +6,15 @@
 import { TuttiError } from '../errors/index.js';
 import type { RefreshAction } from '../events/index.js';
 import type { AgentSessionStatus, PreparedProjection, SessionMode } from './host-types.js';
-import type { LiveSession } from './provider-contract.js';
+import type { LiveRefresh, LiveSession } from './provider-contract.js';
 import { refreshAction } from './refresh-strategies.js';
 
 /** What a session's start made: the provider's live session, or a host's projection. */
 export interface Opened {
   readonly handle?: LiveSession;
   readonly projection?: PreparedProjection;
+  /** What the host's agent can take live (host-driven). */
+  readonly hosted?: LiveRefresh;
 }
 
 /** What differs between a daemon-driven and a host-driven session. */
@@ -69,8 +71,9 @@ export class DaemonDriven implements Driving {
 }
 
 /**
- * The host spawned the agent from a projection: its handle's reload keeps the new
- * projection for the host to fetch, and a reconnect or resume is asked of the host.
+ * The host spawned the agent from a projection: its handle can do what the provider says
+ * the host's agent takes live; a reload keeps the new projection for the host to fetch,
+ * and a reconnect or resume is asked of the host.
  */
 export class HostDriven implements Driving {
   readonly mode = 'host';
@@ -79,15 +82,17 @@ export class HostDriven implements Driving {
   readonly afterRestartAsked = undefined;
   readonly keepsFolder = false;
   #projection: PreparedProjection | undefined;
+  #hosted: LiveRefresh = {};
   #handle: LiveSession | undefined;
 
   get handle(): LiveSession | undefined {
     return this.#handle;
   }
 
-  /** `projection` is absent for the provider-neutral form. */
-  opened({ projection }: Opened): void {
+  /** `projection` and `hosted` are absent for the provider-neutral form. */
+  opened({ projection, hosted }: Opened): void {
     this.#projection = projection;
+    this.#hosted = hosted ?? {};
     this.#handle = this.#hostHandle('');
   }
 
@@ -105,13 +110,21 @@ export class HostDriven implements Driving {
   }
 
   #hostHandle(providerSessionId: string): LiveSession {
+    const { reload, reconnectBeforeNextTurn } = this.#hosted;
     return {
       providerSessionId,
-      reload: async (params) => {
-        this.#projection = Object.freeze({ params, env: this.#projection?.env ?? {} });
-        return true;
-      },
-      reconnectBeforeNextTurn: async () => true,
+      ...(reload && {
+        reload: (reproject) =>
+          reload(async (operation) => {
+            const next = await reproject(operation);
+            this.#projection = Object.freeze({
+              params: next.params,
+              env: this.#projection?.env ?? {},
+            });
+            return next;
+          }),
+      }),
+      ...(reconnectBeforeNextTurn && { reconnectBeforeNextTurn }),
     };
   }
 }

@@ -6,6 +6,7 @@
  */
 import { TuttiError } from '../errors/index.js';
 import type { AgentSessionHostOptions, AgentSessionInfo } from './host-types.js';
+import { supports } from './operations.js';
 import { restoreRequest } from './recorded-session.js';
 import type { SessionCore } from './session-core.js';
 import type { StoredSession } from './session-records.js';
@@ -98,7 +99,7 @@ async function comeBack(
       ['resume', 'resumed'],
       ['load', 'loaded'],
     ] as const) {
-      if (!(operation === 'resume' ? provider.resumeSession : provider.loadSession)) continue;
+      if (!supports(provider, operation)) continue;
       const back = await attempt(operation, as);
       if (back) return back;
     }

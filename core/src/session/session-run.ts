@@ -16,6 +16,7 @@ import {
 } from './open-session.js';
 import type {
   AgentProvider,
+  LiveRefresh,
   LiveSession,
   ResolvedLaunch,
   SessionSetup,
@@ -131,6 +132,7 @@ export class SessionRun {
           openDaemonSession(
             session,
             provider,
+            provider.driver(setup),
             setup,
             operation,
             options.providerSessionId,
@@ -147,10 +149,10 @@ export class SessionRun {
     provider: AgentProvider,
     declared: Readonly<Record<string, unknown>> | undefined,
     settings: readonly string[] | undefined,
-  ): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection }> {
+  ): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection; hosted: LiveRefresh }> {
     const setup = await this.#setup(provider, { env: this.#owner.baseEnv }, settings, () => {});
     return sessionScope.run(this.#owner.context.agentSessionId, () =>
-      prepareHostSession(session, provider, setup, declared),
+      prepareHostSession(session, provider, provider.driver(setup), declared),
     );
   }
 
