@@ -52,7 +52,7 @@ function idParam(params: unknown): string {
 
 /** Adds the session endpoints to `app`. */
 export function registerSessionEndpoints(app: FastifyInstance, host: AgentSessionHost): void {
-  const infoOf = (id: string) => host.listSessions().find((session) => session.id === id) ?? { id };
+  const infoOf = (id: string) => host.findSession(id)?.info() ?? { id };
 
   app.post('/v1/sessions', async (request) => {
     const body = parseBody(sessionBody, request.body);

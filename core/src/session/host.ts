@@ -60,9 +60,9 @@ export class AgentSessionHost {
   }
 
   /**
-   * Adds a provider and hands back its hooks, typed with its params (for the plugin that
-   * registers it to tap, or to hand on); a second provider of the same name is refused
-   * unless `replace` is set.
+   * Adds a provider and hands back its hooks, typed with its params, for other plugins to
+   * tap (a provider's own steps are its methods); a second provider of the same name is
+   * refused unless `replace` is set.
    */
   registerProvider<P>(
     provider: AgentProvider<string, P>,
