@@ -26,23 +26,27 @@ export {
   watchAgentOutput,
 } from './session/agent-channel.js';
 export {
-  PROJECTION_STAGE,
   type ProviderHooks,
   providerHooks,
   REFRESH_STAGES,
   REFRESH_STRATEGIES,
 } from './session/hooks.js';
+export type { AgentSession } from './session/agent-session.js';
 export { AgentSessionHost } from './session/host.js';
 export type { AgentSessionHostOptions, AgentSessionInfo } from './session/host-types.js';
 export type {
   AgentProvider,
-  Handshake,
+  LiveRefresh,
   LiveSession,
   Materialized,
   OpenRequest,
+  Reproject,
+  Reprojection,
   ResolvedLaunch,
+  SessionDriver,
   SessionSetup,
 } from './session/provider-contract.js';
+export { type Reopening, SESSION_OPERATIONS } from './session/operations.js';
 export { type SessionFiles, sessionFiles } from './session/session-files.js';
 export { type AgentCommand, resolveAgentCommand } from './process/agent-command.js';
 export {

@@ -16,17 +16,19 @@ export default {
   name: 'leaky-provider',
   version: '1.0.0',
   apply(host) {
-    host.hooks.sessionNew.for('leaky').tapPromise({ name: 'leaky', stage: -1000 }, async () => ({}));
     host.registerProvider({
       name: 'leaky',
       flags: { httpMcp: false, listChanged: false },
+      project: () => ({}),
       bindingsIn: () => [],
-      async newSession({ setup }) {
-        const agent = setup.spawn({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] });
-        await agent.started;
-        setTimeout(() => { throw new Error('leaky provider bug'); }, 300);
-        return { providerSessionId: 'leaky-1' };
-      },
+      driver: (setup) => ({
+        async open() {
+          const agent = setup.spawn({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] });
+          await agent.started;
+          setTimeout(() => { throw new Error('leaky provider bug'); }, 300);
+          return { providerSessionId: 'leaky-1' };
+        },
+      }),
     });
   },
 };

@@ -210,11 +210,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       onAnswered: (session, method, status) => {
         if (method !== 'tools/list' || status !== 200) return;
         const { version, tools } = registry.snapshot();
-        host?.noteToolsListed(
-          session.agentSessionId,
-          { version, toolCount: tools.length, at: Date.now() },
-          tools,
-        );
+        host
+          ?.findSession(session.agentSessionId)
+          ?.noteToolsListed({ version, toolCount: tools.length, at: Date.now() }, tools);
       },
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
       ...(options.mcpBodyLimit !== undefined && { bodyLimit: options.mcpBodyLimit }),
@@ -358,7 +356,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           { session, err: { message: (error as Error)?.message, stack: (error as Error)?.stack } },
           'an error escaped the code of an agent session: the session is ended, the daemon stays up',
         );
-        void host.failSession(session, error);
+        void host.findSession(session)?.fail(error);
         return true;
       },
       tokens,

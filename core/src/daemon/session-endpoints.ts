@@ -52,7 +52,7 @@ function idParam(params: unknown): string {
 
 /** Adds the session endpoints to `app`. */
 export function registerSessionEndpoints(app: FastifyInstance, host: AgentSessionHost): void {
-  const infoOf = (id: string) => host.listSessions().find((session) => session.id === id) ?? { id };
+  const infoOf = (id: string) => host.findSession(id)?.info() ?? { id };
 
   app.post('/v1/sessions', async (request) => {
     const body = parseBody(sessionBody, request.body);
@@ -102,15 +102,15 @@ export function registerSessionEndpoints(app: FastifyInstance, host: AgentSessio
 
   app.patch('/v1/sessions/:id', async (request) => {
     const { providerSessionId: id } = parseBody(providerSessionId, request.body);
-    return { session: host.identifySession(idParam(request.params), id) };
+    return { session: host.session(idParam(request.params)).identify(id) };
   });
 
   app.get('/v1/sessions/:id/projection', async (request) => ({
-    projection: host.projectionOf(idParam(request.params)),
+    projection: host.session(idParam(request.params)).projection(),
   }));
 
   app.post('/v1/sessions/:id/restart', async (request) => {
-    const { restartedAs, ...session } = await host.restartSession(idParam(request.params));
+    const { restartedAs, ...session } = await host.session(idParam(request.params)).restart();
     return { session, restartedAs };
   });
 

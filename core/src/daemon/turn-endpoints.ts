@@ -45,13 +45,13 @@ export function registerTurnEndpoints(app: FastifyInstance, host: AgentSessionHo
     const prompt = promptOf(request.body);
     if (wantsJson(request.headers.accept)) {
       const events: TurnEvent[] = [];
-      const { done } = await host.startTurn(id, prompt, (event) => events.push(event));
+      const { done } = await host.session(id).startTurn(prompt, (event) => events.push(event));
       await done;
       return { events };
     }
     const queued: TurnEvent[] = [];
     let write: ((event: TurnEvent) => void) | undefined;
-    const { done } = await host.startTurn(id, prompt, (event) => {
+    const { done } = await host.session(id).startTurn(prompt, (event) => {
       if (write) write(event);
       else queued.push(event);
     });
@@ -67,20 +67,20 @@ export function registerTurnEndpoints(app: FastifyInstance, host: AgentSessionHo
     };
     for (const event of queued.splice(0)) write(event);
     request.raw.once('close', () => {
-      if (!res.writableEnded) host.cancelTurn(id);
+      if (!res.writableEnded) host.findSession(id)?.cancelTurn();
     });
     await done;
     res.end();
   });
 
   app.post('/v1/sessions/:id/turns/cancel', async (request) => ({
-    cancelled: host.cancelTurn((request.params as { id: string }).id),
+    cancelled: host.session((request.params as { id: string }).id).cancelTurn(),
   }));
 
   app.post('/v1/sessions/:id/permissions/:requestId', async (request) => {
     const { id, requestId } = request.params as { id: string; requestId: string };
     const { outcome } = parseBody(permissionBody, request.body);
-    host.answerPermission(id, requestId, outcome);
+    host.session(id).answerPermission(requestId, outcome);
     return { answered: requestId, outcome };
   });
 }

@@ -398,11 +398,6 @@ export const ERROR_CODES = Object.freeze({
       'The daemon already holds {max} live agent sessions: close one (DELETE /v1/sessions/<id>), or start tuttid with a larger --max-sessions.',
     status: 429,
   },
-  TUTTI_ERR_SESSION_NO_PROJECTION: {
-    message:
-      'Provider "{provider}" has no "{hook}" projection tap: its plugin must tap that hook for its own name.',
-    status: 500,
-  },
   TUTTI_ERR_SESSION_DECLARATION_NEEDED: {
     message:
       'Provider "{provider}" learns what the agent supports from its handshake: pass the agent\'s answer as agentCapabilities (ACP initialize: agentCapabilities).',

@@ -31,19 +31,17 @@ export default {
   name: '${plugin}',
   version: '1.0.0',
   apply(host) {
-    host.hooks.sessionNew
-      .for('${provider}')
-      .tapPromise({ name: '${plugin}', stage: -1000 }, async (_params, runtime) => ({
-        mcpServers: runtime.mcpServers,
-      }));
     host.registerProvider({
       name: '${provider}',
       flags: { httpMcp: true, listChanged: false },
+      project: (runtime) => ({ mcpServers: runtime.mcpServers }),
       bindingsIn: (params) => params.mcpServers,
-      async newSession({ params }) {
-        (globalThis.__tuttiSent ??= []).push(params);
-        return { providerSessionId: 'p-1' };
-      },
+      driver: () => ({
+        async open({ params }) {
+          (globalThis.__tuttiSent ??= []).push(params);
+          return { providerSessionId: 'p-1' };
+        },
+      }),
     });
   },
 };`;
@@ -100,7 +98,7 @@ export default {
   version: '0.1.0',
   apply(host) {
     host.hooks.sessionNew.for('base-agent').tapPromise('breaks-late', async (params) => ({ ...params, tainted: true }));
-    host.registerProvider({ name: 'late-agent', flags: { httpMcp: false, listChanged: false }, bindingsIn: () => [], newSession: async () => { throw new Error('never'); } });
+    host.registerProvider({ name: 'late-agent', flags: { httpMcp: false, listChanged: false }, project: () => ({}), bindingsIn: () => [], driver: () => ({ open: async () => { throw new Error('never'); } }) });
     throw new Error('config missing');
   },
 };`),
@@ -193,7 +191,7 @@ export default {
   name: 'odd-flags',
   version: '1.0.0',
   apply(host) {
-    host.registerProvider({ name: 'odd-agent', flags: { httpMcp: 'yes' }, bindingsIn: () => [], newSession: async () => ({ providerSessionId: 'x' }) });
+    host.registerProvider({ name: 'odd-agent', flags: { httpMcp: 'yes' }, project: () => ({}), bindingsIn: () => [], driver: () => ({ open: async () => ({ providerSessionId: 'x' }) }) });
   },
 };`),
     ]);

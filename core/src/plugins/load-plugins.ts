@@ -5,6 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { isTuttiError, TuttiError } from '../errors/index.js';
+import { providerHooks } from '../session/hooks.js';
 import type { AgentProvider } from '../session/provider-contract.js';
 import type { DiscoverOptions, PluginCandidate, PluginSource } from './discover-plugins.js';
 import { discoverPlugins } from './discover-plugins.js';
@@ -111,14 +112,18 @@ export async function applyPlugin(
   const scoped: PluginHost = Object.freeze({
     hooks: host.hooks,
     ...context,
-    registerProvider: (provider: AgentProvider, options?: { readonly replace?: boolean }) => {
+    registerProvider: <P>(
+      provider: AgentProvider<string, P>,
+      options?: { readonly replace?: boolean },
+    ) => {
       if (!applied) {
         staged.push(provider as AgentProvider);
-        return;
+        return providerHooks(host.hooks, provider);
       }
       const replace = options?.replace === true && owned.has(provider.name);
-      host.registerProvider(provider as AgentProvider, { replace });
+      const hooks = host.registerProvider(provider, { replace });
       owned.add(provider.name);
+      return hooks;
     },
   });
   try {

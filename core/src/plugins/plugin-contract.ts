@@ -1,10 +1,11 @@
 /**
  * The plugin contract: `{ name, version, apply(host) }`, validated with zod before `apply`
- * runs. A provider plugin registers its providers on the host and taps their hooks in
- * `apply`; what a provider can do is said by the provider itself, never by its plugin.
+ * runs. A provider plugin registers its providers on the host in `apply`; any plugin may
+ * tap a provider's hooks. What a provider can do is said by the provider itself, never by
+ * its plugin.
  */
 import { z } from 'zod';
-import type { SessionHooks } from '../session/hooks.js';
+import type { ProviderHooks, SessionHooks } from '../session/hooks.js';
 import type { AgentProvider } from '../session/provider-contract.js';
 
 /** The log a plugin writes to (pino-compatible). */
@@ -21,15 +22,15 @@ export interface PluginHost {
   /** The daemon's log (never give it a secret). */
   readonly logger?: PluginLogger;
   /**
-   * Adds a provider; refused when the name is taken, unless `replace` is set and the name
-   * is one this plugin registered (the next session uses the new one). A plugin may call it
-   * after `apply` too (e.g. for a descriptor added while the daemon runs).
+   * Adds a provider and hands back its hooks, typed with its params; refused when the name
+   * is taken, unless `replace` is set and the name is one this plugin registered (the next
+   * session uses the new one). A plugin may call it after `apply` too (e.g. for a
+   * descriptor added while the daemon runs).
    */
-  registerProvider(
-    // biome-ignore lint/suspicious/noExplicitAny: any provider's params and state
-    provider: AgentProvider<string, any>,
+  registerProvider<P>(
+    provider: AgentProvider<string, P>,
     options?: { readonly replace?: boolean },
-  ): void;
+  ): ProviderHooks<P>;
 }
 
 /** A tutti plugin. */

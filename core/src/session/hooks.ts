@@ -1,15 +1,16 @@
 /**
- * The one hook table of the agent session life cycle (tapable). The projection and refresh
- * hooks are keyed by provider name (`HookMap`, as webpack gives each compilation its own
- * hooks): a provider taps its own projection and refresh fallbacks, and any plugin tapping
- * the same provider's hooks sees that provider's real params. `docs/hooks.md` documents
- * exactly these hooks; a test keeps the two in step.
+ * The one hook table of the agent session life cycle (tapable). Hooks are for plugins other
+ * than the provider: the host calls a provider's methods, then runs the taps. The
+ * projection and refresh hooks are per provider (`HookMap`, as webpack gives each
+ * compilation its own hooks): a plugin tapping a provider's hooks sees that provider's real
+ * params. `docs/hooks.md` documents exactly these hooks; a test keeps the two in step.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
 import type { MCPServerBinding, PreparedRuntime } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
-import type { LiveSession } from './provider-contract.js';
+import { SESSION_OPERATIONS } from './operations.js';
+import type { AgentProvider, LiveSession, Reproject } from './provider-contract.js';
 import type {
   ParamsOf,
   ProviderParams,
@@ -25,12 +26,6 @@ export interface PrepareContext {
   readonly bindings: readonly MCPServerBinding[];
 }
 
-/** A fresh projection of a live session: a new token, current skill roots, final params. */
-export interface Reprojection<P = ProviderParams> {
-  readonly runtime: PreparedRuntime;
-  readonly params: P;
-}
-
 /** Argument of `toolsListChanged` taps: one live session to bring up to date. */
 export interface RefreshContext<P = ProviderParams> {
   readonly session: SessionHookContext;
@@ -41,10 +36,10 @@ export interface RefreshContext<P = ProviderParams> {
   /** True when the connector server delivers `notifications/tools/list_changed` to agents. */
   readonly listChangedDelivered: boolean;
   /**
-   * Prepares the session again (a fresh token, which revokes the old one) and runs the
-   * projection hooks of `operation`; call it only when the agent can take the result.
+   * Prepares the session again (a fresh token, which revokes the old one) and projects it
+   * for `operation`; call it only when the agent can take the result.
    */
-  reproject(operation: SessionOperation): Promise<Reprojection<P>>;
+  readonly reproject: Reproject<P>;
 }
 
 /** Names of the standard refresh strategies, in the order they are tried. */
@@ -55,16 +50,13 @@ export const REFRESH_STRATEGIES = Object.freeze({
   resumeOrRestart: 'resume-or-restart',
 } as const);
 
-/** Tap stages of the standard refresh strategies; a plugin picks a stage between them. */
+/** Tap stages of the standard refresh strategies (core's); a plugin picks a stage between them. */
 export const REFRESH_STAGES = Object.freeze({
   listChanged: 0,
   nativeReload: 100,
   reconnectBeforeTurn: 200,
   resumeOrRestart: 300,
 } as const);
-
-/** Stage of a provider's own projection tap: before every other tap of its hook. */
-export const PROJECTION_STAGE = -1000;
 
 /** A projection hook of one provider. */
 export type ProjectionHook<P = ProviderParams> = AsyncSeriesWaterfallHook<
@@ -154,19 +146,30 @@ export interface ProviderHooks<P> {
 }
 
 /**
- * The hooks keyed by `provider`, typed with its params from `ProviderParamsMap`.
+ * The hooks of `provider`, typed with its params: pass the provider object (what
+ * `registerProvider` hands back), or a name `ProviderParamsMap` knows.
  * @example providerHooks(host.hooks, 'codex').sessionNew.tapPromise('Audit', async (config) => config);
  */
+export function providerHooks<P>(
+  hooks: SessionHooks,
+  provider: AgentProvider<string, P>,
+): ProviderHooks<P>;
 export function providerHooks<N extends string>(
   hooks: SessionHooks,
   provider: N,
-): ProviderHooks<ParamsOf<N>> {
+): ProviderHooks<ParamsOf<N>>;
+export function providerHooks<P>(
+  hooks: SessionHooks,
+  provider: string | { readonly name: string },
+): ProviderHooks<P> {
+  const name = typeof provider === 'string' ? provider : provider.name;
+  // The table holds every provider's hooks with the params type they all share.
   return {
-    sessionNew: hooks.sessionNew.for(provider),
-    sessionLoad: hooks.sessionLoad.for(provider),
-    sessionResume: hooks.sessionResume.for(provider),
-    toolsListChanged: hooks.toolsListChanged.for(provider),
-  } as unknown as ProviderHooks<ParamsOf<N>>;
+    sessionNew: hooks.sessionNew.for(name),
+    sessionLoad: hooks.sessionLoad.for(name),
+    sessionResume: hooks.sessionResume.for(name),
+    toolsListChanged: hooks.toolsListChanged.for(name),
+  } as unknown as ProviderHooks<P>;
 }
 
 /** The projection hook of `operation` for `provider`. */
@@ -175,13 +178,7 @@ export function projectionHook(
   provider: string,
   operation: SessionOperation,
 ): ProjectionHook {
-  const map =
-    operation === 'new'
-      ? hooks.sessionNew
-      : operation === 'load'
-        ? hooks.sessionLoad
-        : hooks.sessionResume;
-  return map.for(provider);
+  return hooks[SESSION_OPERATIONS[operation].hook].for(provider);
 }
 
 /**

@@ -159,10 +159,13 @@ describe('AgentSessionHost', () => {
     host.registerProvider({
       name: 'unchecked',
       flags: { httpMcp: true, listChanged: false },
+      project: () => ({}),
       bindingsIn: () => [],
-      newSession: async () => {
-        throw new Error('never opened');
-      },
+      driver: () => ({
+        open: async () => {
+          throw new Error('never opened');
+        },
+      }),
     });
     for (const permissions of [undefined, 'ask', 'allow-connector'] as const) {
       const refused = host.createSession({
@@ -475,7 +478,7 @@ describe('AgentSessionHost', () => {
       session: prepared.agentSessionId,
       action: 'reload',
     });
-    const next = host.projectionOf(prepared.agentSessionId)!;
+    const next = host.session(prepared.agentSessionId).projection();
     const token = (servers: typeof prepared.runtime.mcpServers) =>
       servers[0]!.headers.Authorization!.slice('Bearer '.length);
     expect(real.verify(token(prepared.runtime.mcpServers))).toBeUndefined();
@@ -490,7 +493,7 @@ describe('AgentSessionHost', () => {
     const { host, start, real, tokenOf } = await setup();
     const doomed = await start();
     const spared = await start();
-    expect(await host.failSession(doomed.id, new Error('EPIPE on a pipe nobody watched'))).toBe(
+    expect(await host.session(doomed.id).fail(new Error('EPIPE on a pipe nobody watched'))).toBe(
       true,
     );
     const sessions = Object.fromEntries(host.listSessions().map((s) => [s.id, s]));

@@ -11,7 +11,8 @@ export {
   type PrepareRequest,
 } from './preparer.js';
 export * from './provider-contract.js';
-export { currentSessionId } from './session-entry.js';
+export type { AgentSession } from './agent-session.js';
+export { currentSessionId } from './session-setup.js';
 export { type SessionFiles, sessionFiles } from './session-files.js';
 export * from './session-types.js';
 export * from './turn-types.js';

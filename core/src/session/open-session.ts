@@ -1,102 +1,111 @@
 /**
- * The steps that open a daemon-driven session, in the order its provider's kind needs:
+ * The host's steps that open a session through its provider's driver, in the order the
+ * driver's kind needs:
  *
- *   handshake kinds:    spawn -> handshake -> prepare -> project -> check -> materialize -> open
- *   config-first kinds: prepare -> project -> check -> materialize -> open (which spawns)
+ *   handshake kinds:    spawn -> handshake -> prepare -> project -> taps -> check
+ *                       -> materialize (-> respawn, when it asks) -> open
+ *   config-first kinds: prepare -> project -> taps -> check -> materialize -> open (which spawns)
  *
  * and the host-driven form, which stops after materialize and hands the projection over.
  */
 import type { PreparedRuntime } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
-import type { PreparedProjection } from './host-types.js';
+import type { AgentProcess } from '../process/agent-process.js';
 import { stderrSentence } from './agent-channel.js';
-import { projectSession } from './project-session.js';
-import type { AgentProvider, LiveSession, SessionSetup } from './provider-contract.js';
-import type { SessionEntry } from './session-entry.js';
-import type { AgentProbe, SessionHookContext, SessionOperation } from './session-types.js';
 import type { SessionHooks } from './hooks.js';
+import type { PreparedProjection } from './host-types.js';
+import { projectSession } from './project-session.js';
+import type {
+  AgentProvider,
+  LiveRefresh,
+  LiveSession,
+  SessionDriver,
+  SessionSetup,
+} from './provider-contract.js';
+import type { AgentProbe, SessionHookContext, SessionOperation } from './session-types.js';
 
-/** What the steps need from the host. */
-export interface OpenServices {
+/** The session a start runs for, as the steps see it (an `AgentSession`). */
+export interface Starting {
   readonly hooks: SessionHooks;
-  /** Prepares the entry's runtime for `probe` (undefined: the probe failed). */
-  prepare(entry: SessionEntry, probe: AgentProbe | undefined): Promise<PreparedRuntime>;
+  /** Prepares the session's runtime for `probe` (undefined: the probe failed). */
+  prepare(probe: AgentProbe | undefined): Promise<PreparedRuntime>;
+  /** Records what the agent declared in its handshake. */
+  declare(declared: Readonly<Record<string, unknown>>): void;
+  /** The context projection taps see for `operation`. */
+  hookContext(operation: SessionOperation, providerSessionId?: string): SessionHookContext;
 }
 
-/** The hook context of `entry` for `operation`. */
-export function hookContext(
-  entry: SessionEntry,
-  operation: SessionOperation,
-  providerSessionId: string | undefined,
-): SessionHookContext {
-  return Object.freeze({
-    ...entry.session,
-    operation,
-    ...(providerSessionId === undefined ? {} : { providerSessionId }),
-    ...(entry.declared ? { declared: entry.declared } : {}),
-    filesDir: entry.files.dir,
-    drivenBy: entry.mode,
-  });
-}
-
-/** Opens a daemon-driven session; on failure the caller drops the entry. */
+/** Opens a daemon-driven session through `driver`; `steps` gets how long each step took. */
 export async function openDaemonSession(
-  services: OpenServices,
+  session: Starting,
   provider: AgentProvider,
-  entry: SessionEntry,
+  driver: SessionDriver,
   setup: SessionSetup,
   operation: SessionOperation,
   providerSessionId: string | undefined,
+  steps: Record<string, number>,
 ): Promise<LiveSession> {
-  let state: unknown;
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
-  entry.startSteps = {};
-  const step = stepClock(entry.startSteps);
-  const pre = provider.handshake ? ((await provider.prelaunch?.(setup)) ?? {}) : {};
+  const step = stepClock(steps);
+  const pre = driver.handshake ? ((await driver.prelaunch?.()) ?? {}) : {};
   step('prelaunch');
-  const agent = provider.handshake
-    ? setup.spawn({
-        ...(pre.env ? { env: pre.env } : {}),
-        ...(pre.args ? { args: [...setup.launch.args, ...pre.args] } : {}),
-      })
-    : undefined;
-  if (agent && provider.handshake) {
+  const spawn = () =>
+    setup.spawn({
+      ...(pre.env ? { env: pre.env } : {}),
+      ...(pre.args ? { args: [...setup.launch.args, ...pre.args] } : {}),
+    });
+  let agent = driver.handshake ? spawn() : undefined;
+  if (agent && driver.handshake) {
     await agent.started;
     step('spawn');
-    const handshake = await provider.handshake(agent, setup);
-    state = handshake.state;
-    if (handshake.declared) entry.declared = handshake.declared;
-    probe =
-      handshake.declared && provider.probeOf ? provider.probeOf(handshake.declared) : undefined;
+    const declared = await driver.handshake(agent);
+    if (declared) session.declare(declared);
+    probe = declared && provider.probeOf ? provider.probeOf(declared) : undefined;
     step('handshake');
   }
-  const runtime = await services.prepare(entry, probe);
+  const runtime = await session.prepare(probe);
   step('prepare');
-  const context = hookContext(entry, operation, providerSessionId);
-  const params = await projectSession(services.hooks, provider, runtime, context);
+  const context = session.hookContext(operation, providerSessionId);
+  const params = await projectSession(session.hooks, provider, runtime, context);
   step('project');
-  const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
-  step('materialize');
-  const open =
-    operation === 'new'
-      ? provider.newSession
-      : operation === 'load'
-        ? provider.loadSession
-        : provider.resumeSession;
-  if (!open) {
-    throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: provider.name, operation });
+  const materialized = (await driver.materialize?.(params, runtime)) ?? {};
+  if (materialized.respawn && agent && driver.handshake) {
+    agent = await respawn(provider.name, driver.handshake.bind(driver), agent, spawn);
   }
-  const live = await open.call(provider, {
-    setup,
-    params: params as never,
+  step('materialize');
+  const live = await driver.open({
+    operation,
+    params,
     runtime,
-    state,
     agent,
     ...(providerSessionId === undefined ? {} : { providerSessionId }),
     env: { ...runtime.env, ...pre.env, ...materialized.env },
   });
   step('open');
   return live;
+}
+
+/**
+ * Starts the agent once more the way it was started, for a driver whose `materialize`
+ * rewrote what the running agent read at its start; its handshake must answer again.
+ */
+async function respawn(
+  provider: string,
+  handshake: NonNullable<SessionDriver['handshake']>,
+  agent: AgentProcess,
+  spawn: () => AgentProcess,
+): Promise<AgentProcess> {
+  await agent.terminate();
+  const next = spawn();
+  await next.started;
+  if (!(await handshake(next))) {
+    throw new TuttiError('TUTTI_ERR_PROVIDER_REQUEST_FAILED', {
+      provider,
+      method: 'handshake',
+      reason: 'the agent, started again to read what the session wrote for it, did not answer',
+    });
+  }
+  return next;
 }
 
 /** Records into `steps` the ms since the previous mark under each name it is called with. */
@@ -109,27 +118,28 @@ function stepClock(steps: Record<string, number>): (name: string) => void {
   };
 }
 
-/** Prepares, projects and materializes a host-driven session of `provider`. */
+/**
+ * Prepares, projects and materializes a host-driven session through `driver`; the
+ * projection is the host's, and so is `hosted`, what its agent can take live.
+ */
 export async function prepareHostSession(
-  services: OpenServices,
+  session: Starting,
   provider: AgentProvider,
-  entry: SessionEntry,
-  setup: SessionSetup,
+  driver: SessionDriver,
   declared: Readonly<Record<string, unknown>> | undefined,
-): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection }> {
+): Promise<{ runtime: PreparedRuntime; projection: PreparedProjection; hosted: LiveRefresh }> {
   let probe: AgentProbe | undefined = { httpMcp: provider.flags.httpMcp };
-  const pre = (await provider.prelaunch?.(setup)) ?? {};
-  if (provider.handshake) {
+  const pre = (await driver.prelaunch?.()) ?? {};
+  if (driver.handshake) {
     if (!declared) {
       throw new TuttiError('TUTTI_ERR_SESSION_DECLARATION_NEEDED', { provider: provider.name });
     }
-    entry.declared = declared;
+    session.declare(declared);
     probe = provider.probeOf ? provider.probeOf(declared) : undefined;
   }
-  const runtime = await services.prepare(entry, probe);
-  const context = hookContext(entry, 'new', undefined);
-  const params = await projectSession(services.hooks, provider, runtime, context);
-  const materialized = (await provider.materialize?.(params as never, runtime, setup)) ?? {};
+  const runtime = await session.prepare(probe);
+  const params = await projectSession(session.hooks, provider, runtime, session.hookContext('new'));
+  const materialized = (await driver.materialize?.(params, runtime)) ?? {};
   return {
     runtime,
     projection: Object.freeze({
@@ -137,6 +147,7 @@ export async function prepareHostSession(
       env: { ...pre.env, ...materialized.env },
       ...(pre.args?.length ? { args: [...pre.args] } : {}),
     }),
+    hosted: driver.hosted?.(declared) ?? {},
   };
 }
 
@@ -146,11 +157,12 @@ export async function prepareHostSession(
  * its last stderr lines; else the error as it is.
  */
 export function startError(
-  provider: AgentProvider,
-  entry: SessionEntry,
+  provider: string,
+  agentSessionId: string,
+  agent: AgentProcess | undefined,
   error: unknown,
 ): TuttiError {
-  const ended = entry.agent?.exit;
+  const ended = agent?.exit;
   const fault =
     isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_EXITED') ||
     isTuttiError(error, 'TUTTI_ERR_PROVIDER_AGENT_MISBEHAVED') ||
@@ -159,7 +171,7 @@ export function startError(
     return new TuttiError(
       'TUTTI_ERR_PROVIDER_AGENT_EXITED',
       {
-        provider: provider.name,
+        provider,
         method: 'start',
         what: `exited (${ended.description})`,
         stderr: stderrSentence(ended.stderr),
@@ -173,10 +185,10 @@ export function startError(
   return new TuttiError(
     'TUTTI_ERR_SESSION_START_FAILED',
     {
-      provider: provider.name,
-      session: entry.session.agentSessionId,
+      provider,
+      session: agentSessionId,
       reason: (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, ''),
-      stderr: entry.agent ? stderrSentence(entry.agent.stderrLines()) : '',
+      stderr: agent ? stderrSentence(agent.stderrLines()) : '',
     },
     { cause: error },
   );
@@ -184,11 +196,12 @@ export function startError(
 
 /**
  * Runs a start within `ms`; past it the start fails with TUTTI_ERR_SESSION_START_TIMEOUT
- * and the agent's last stderr lines (the caller stops the agent).
+ * and the last stderr lines of the session's `agent()` (the caller stops the agent).
  */
 export async function withinStartTimeout<T>(
-  entry: SessionEntry,
   provider: string,
+  agentSessionId: string,
+  agent: () => AgentProcess | undefined,
   ms: number,
   start: () => Promise<T>,
 ): Promise<T> {
@@ -200,9 +213,9 @@ export async function withinStartTimeout<T>(
       reject(
         new TuttiError('TUTTI_ERR_SESSION_START_TIMEOUT', {
           provider,
-          session: entry.session.agentSessionId,
+          session: agentSessionId,
           ms,
-          stderr: stderrSentence(entry.agent?.stderrLines() ?? []),
+          stderr: stderrSentence(agent()?.stderrLines() ?? []),
         }),
       );
     }, ms);

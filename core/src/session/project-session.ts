@@ -1,26 +1,32 @@
 /**
- * Runs a provider's projection hooks and checks their result: after every tap, and once
- * more at the end, the provider's params must still carry each authoritative binding (read
- * back through the provider's `bindingsIn`). A tap that drops or changes it fails the
- * session with `TUTTI_ERR_PROVIDER_BINDING_DROPPED` naming the tap.
+ * A session's final params: its provider's `project()`, then the third-party taps of the
+ * provider's hook for the operation. The binding is checked at each step, in one place:
+ * the projection and every tap's result must still carry each authoritative binding (read
+ * back through the provider's `bindingsIn`), else the session fails with
+ * `TUTTI_ERR_PROVIDER_BINDING_DROPPED` naming who dropped it.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { MCPServerBinding, PreparedRuntime } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
-import { type ProjectionHook, projectionHook, type SessionHooks } from './hooks.js';
+import { projectionHook, type SessionHooks } from './hooks.js';
+import { SESSION_OPERATIONS } from './operations.js';
 import type { AgentProvider } from './provider-contract.js';
 import type { ProviderParams, SessionHookContext, SessionOperation } from './session-types.js';
 
-const HOOK_NAMES = { new: 'sessionNew', load: 'sessionLoad', resume: 'sessionResume' } as const;
-const guarded = new WeakSet<object>();
+/** Who made the params being checked when it is the provider itself. */
+const OWN_PROJECTION = 'project()';
 
-/** Installs the binding check on each tap of `provider`'s projection hooks (once). */
-export function guardProjections(hooks: SessionHooks, provider: AgentProvider): void {
-  for (const operation of ['new', 'load', 'resume'] as const) {
-    const hook = projectionHook(hooks, provider.name, operation);
-    if (guarded.has(hook)) continue;
-    guarded.add(hook);
-    hook.intercept({
+/**
+ * Checks each tap of the projection hooks of the provider named `name` (its current one,
+ * from `provider()`): the tap's result must keep the binding.
+ */
+export function guardProjections(
+  hooks: SessionHooks,
+  name: string,
+  provider: () => AgentProvider | undefined,
+): void {
+  for (const operation of Object.keys(SESSION_OPERATIONS) as SessionOperation[]) {
+    projectionHook(hooks, name, operation).intercept({
       register: (tap) => {
         const fn = tap.fn as (...args: unknown[]) => unknown;
         const check = async (
@@ -29,7 +35,8 @@ export function guardProjections(hooks: SessionHooks, provider: AgentProvider): 
           session: SessionHookContext,
         ) => {
           const result = (await fn(params, runtime, session)) as ProviderParams;
-          checkBindings(provider, result, runtime.mcpServers, session, tap.name, operation);
+          const current = provider();
+          if (current) checkBindings(current, result, runtime.mcpServers, session, tap.name);
           return result;
         };
         return { ...tap, type: 'promise', fn: check } as typeof tap;
@@ -38,23 +45,16 @@ export function guardProjections(hooks: SessionHooks, provider: AgentProvider): 
   }
 }
 
-/** The final params of `operation` for a session, checked. */
+/** The final params of `context.operation` for a session, checked. */
 export async function projectSession(
   hooks: SessionHooks,
   provider: AgentProvider,
   runtime: PreparedRuntime,
   context: SessionHookContext,
 ): Promise<ProviderParams> {
-  const hook: ProjectionHook = projectionHook(hooks, provider.name, context.operation);
-  if (hook.taps.length === 0) {
-    throw new TuttiError('TUTTI_ERR_SESSION_NO_PROJECTION', {
-      provider: provider.name,
-      hook: HOOK_NAMES[context.operation],
-    });
-  }
-  const params = await hook.promise({}, runtime, context);
-  checkBindings(provider, params, runtime.mcpServers, context, 'the last tap', context.operation);
-  return params;
+  const own = (await provider.project(runtime, context)) as ProviderParams;
+  checkBindings(provider, own, runtime.mcpServers, context, OWN_PROJECTION);
+  return projectionHook(hooks, provider.name, context.operation).promise(own, runtime, context);
 }
 
 function checkBindings(
@@ -62,8 +62,7 @@ function checkBindings(
   params: ProviderParams,
   expected: readonly MCPServerBinding[],
   session: SessionHookContext,
-  tap: string,
-  operation: SessionOperation,
+  by: string,
 ): void {
   if (expected.length === 0) return;
   let found: readonly MCPServerBinding[];
@@ -75,8 +74,8 @@ function checkBindings(
   for (const binding of expected) {
     if (!found.some((candidate) => isDeepStrictEqual(candidate, binding))) {
       throw new TuttiError('TUTTI_ERR_PROVIDER_BINDING_DROPPED', {
-        plugin: tap,
-        hook: HOOK_NAMES[operation],
+        plugin: by,
+        hook: SESSION_OPERATIONS[session.operation].hook,
         provider: provider.name,
         session: session.agentSessionId,
       });

@@ -1,22 +1,25 @@
 /**
  * What a provider is: the few methods that differ between kinds of agents. The session host
- * drives every step around them (spawn, probe, prepare, projection hooks, binding check,
- * open, refresh, close); a provider never re-implements one. Its projection and refresh
- * fallbacks are taps on its own hooks (see `hooks.ts`). Optional methods are the
- * capabilities: a provider without `loadSession` cannot load, one with `handshake` is
- * spawned and asked before its session is prepared.
+ * drives every step around them (spawn, probe, prepare, projection, third-party taps,
+ * binding check, open, refresh, close); a provider never re-implements one. A provider
+ * projects and makes a driver per session; optional driver methods are the steps its kind
+ * needs (one with `handshake` is spawned and asked before its session is prepared), and a
+ * live session's optional methods are what it can take when the tools change.
  */
 import type { MCPServerBinding, PreparedRuntime, ProviderFlags } from '../contracts/index.js';
 import type { AgentProcess, AgentSpawnSpec } from '../process/agent-process.js';
 import type { SessionFiles } from './session-files.js';
 import type { ToolNameForm } from './tool-proof.js';
 import type { PermissionMode, PromptBlock, StopReason, TurnSink } from './turn-types.js';
+import type { Reopening } from './operations.js';
 import type {
   AgentProbe,
   LaunchOptions,
   ParamsOf,
   ProviderParams,
   SessionContext,
+  SessionHookContext,
+  SessionOperation,
 } from './session-types.js';
 
 /** The launch of one session: the provider's defaults under the request's. */
@@ -64,38 +67,53 @@ export interface RuntimePreview {
   readonly guidance?: string;
 }
 
-/** What a handshake found out about the agent. */
-export interface Handshake<S> {
-  /** What the agent declared (e.g. ACP `agentCapabilities`); undefined when it did not answer. */
-  readonly declared: Readonly<Record<string, unknown>> | undefined;
-  /** The provider's own state for `open` (e.g. the protocol connection). */
-  readonly state: S;
-}
-
-/** What `newSession`, `loadSession` and `resumeSession` are given. */
-export interface OpenRequest<P, S> {
-  readonly setup: SessionSetup;
-  /** The final params, after every projection tap and the binding check. */
+/** What a driver's `open` is given. */
+export interface OpenRequest<P> {
+  /** How the session is opened (see `SESSION_OPERATIONS`). */
+  readonly operation: SessionOperation;
+  /** The final params, after the projection, every third-party tap and the binding check. */
   readonly params: P;
   readonly runtime: PreparedRuntime;
-  /** The handshake's state (undefined for kinds without a handshake). */
-  readonly state: S;
   /** The spawned agent, for kinds with a handshake. */
   readonly agent: AgentProcess | undefined;
   /** The agent's own id of the session being loaded or resumed. */
   readonly providerSessionId?: string;
-  /** Environment `materialize` added, to spawn with. */
+  /** Environment `prelaunch` and `materialize` added, to spawn with. */
   readonly env: Readonly<Record<string, string>>;
 }
 
-/** A live session as its provider drives it. Optional methods are what it can do. */
-export interface LiveSession<P = ProviderParams> {
-  /** The agent's own session id (ACP `sessionId`, Codex thread id, ...). */
-  readonly providerSessionId: string;
-  /** Native reload: makes the live agent take freshly projected params now; false when it cannot. */
-  reload?(params: P): Promise<boolean>;
+/** Freshly projected params of a live session, with the runtime (and token) they carry. */
+export interface Reprojection<P = ProviderParams> {
+  readonly runtime: PreparedRuntime;
+  readonly params: P;
+}
+
+/**
+ * Prepares the session again (a fresh token, which revokes the old one) and projects it for
+ * `operation`, third-party taps included; ask only once the agent can take the result.
+ */
+export type Reproject<P = ProviderParams> = (
+  operation: SessionOperation,
+) => Promise<Reprojection<P>>;
+
+/**
+ * What a live agent can take when the tools change; which of these methods a session has
+ * decides its refresh (see `docs/hooks.md`).
+ */
+export interface LiveRefresh<P = ProviderParams> {
+  /**
+   * Native reload: when the agent can, asks `reproject` for params of the operation it
+   * re-sends and makes the agent take them now; false when it cannot (ask no `reproject`).
+   */
+  reload?(reproject: Reproject<P>): Promise<boolean>;
   /** Arranges a reconnect of the agent's MCP servers before its next turn; false when it cannot. */
   reconnectBeforeNextTurn?(): Promise<boolean>;
+}
+
+/** A live session as its provider drives it. Optional methods are what it can do. */
+export interface LiveSession<P = ProviderParams> extends LiveRefresh<P> {
+  /** The agent's own session id (ACP `sessionId`, Codex thread id, ...). */
+  readonly providerSessionId: string;
   /**
    * Runs one turn: sends the prompt, streams what the agent does to `sink`, asks `sink`
    * before a tool runs when the agent asks, interrupts the agent when `sink.signal` aborts,
@@ -112,6 +130,42 @@ export interface Materialized {
   readonly env?: Readonly<Record<string, string>>;
   /** Arguments added to the agent's command line (`prelaunch` only). */
   readonly args?: readonly string[];
+  /**
+   * `materialize` only, kinds with a handshake: the agent already running read at start what
+   * was just rewritten; the host starts it again the way it started it and repeats the
+   * handshake, which must answer.
+   */
+  readonly respawn?: boolean;
+}
+
+/**
+ * The per-session part of a provider: `open`, and the optional steps its kind needs. It
+ * holds the session's state between the steps (a protocol connection, what prelaunch
+ * wrote); the host calls each step once, in the order of `docs/writing-a-provider.md`.
+ */
+export interface SessionDriver<P = ProviderParams> {
+  /**
+   * Kinds with a handshake: writes what the agent needs before it starts (a home it is
+   * pointed at, settings the session turned on); holds no connector context yet, which
+   * `materialize` adds once the handshake said the session is bound.
+   */
+  prelaunch?(): Promise<Materialized | undefined>;
+  /**
+   * Present for kinds that talk to the agent before its session is prepared (ACP
+   * `initialize`): the host spawns the agent first and calls this on it. Answers what the
+   * agent declared (ACP `agentCapabilities`); undefined when it did not answer.
+   */
+  handshake?(agent: AgentProcess): Promise<Readonly<Record<string, unknown>> | undefined>;
+  /** Writes what the agent reads at start from the final params (a config home, a plugin folder). */
+  materialize?(params: P, runtime: PreparedRuntime): Promise<Materialized | undefined>;
+  /** Opens the session: new, or an earlier one by the agent's own id. */
+  open(request: OpenRequest<P>): Promise<LiveSession<P>>;
+  /**
+   * A host-driven session: what the host's own agent, which `declared` this in its
+   * handshake, can take live (the refresh methods its live session would have). Absent: it
+   * takes nothing live, and the host is asked to resume or restart it.
+   */
+  hosted?(declared: Readonly<Record<string, unknown>> | undefined): LiveRefresh<P>;
 }
 
 /**
@@ -136,8 +190,11 @@ export interface ProviderPermissions {
   readonly clearEnv?: readonly string[];
 }
 
-/** One kind of agent; `P` is its params type (by default the one `ProviderParamsMap` names). */
-export interface AgentProvider<N extends string = string, S = unknown, P = ParamsOf<N>> {
+/**
+ * One kind of agent; `P` is its params type (by default the one `ProviderParamsMap` names).
+ * The host calls its methods; its hooks are for other plugins (see `docs/hooks.md`).
+ */
+export interface AgentProvider<N extends string = string, P = ParamsOf<N>> {
   /** Unique name, e.g. `opencode`; what callers pass as `provider`. */
   readonly name: N;
   /** What no method can say. */
@@ -146,41 +203,27 @@ export interface AgentProvider<N extends string = string, S = unknown, P = Param
   readonly launch?: LaunchOptions;
   /** The permission modes it honours and its agent's tool naming forms. */
   readonly permissions?: ProviderPermissions;
+  /** Earlier sessions it opens again by the agent's own id: `load` (history replayed), `resume`. */
+  readonly reopens?: readonly Reopening[];
   /**
-   * Present for kinds that talk to the agent before its session is prepared (ACP
-   * `initialize`): the host spawns the agent first and calls this on it.
+   * The prepared runtime as this agent's own params for `session.operation` (a session
+   * request, a config table, SDK options); third-party taps of its hooks may change them.
    */
-  handshake?(agent: AgentProcess, setup: SessionSetup): Promise<Handshake<S>>;
-  /**
-   * Writes what the agent needs before it starts, for kinds with a handshake (a home it is
-   * pointed at, settings the session turned on); holds no connector context yet, which
-   * `materialize` adds once the handshake said the session is bound.
-   */
-  prelaunch?(setup: SessionSetup): Promise<Materialized | undefined>;
-  /** What an agent's declaration means for the connector context (with `handshake`). */
-  probeOf?(declared: Readonly<Record<string, unknown>>): AgentProbe;
+  project(runtime: PreparedRuntime, session: SessionHookContext): P | Promise<P>;
   /** The MCP server bindings `params` carry, read back for the host's binding check. */
   bindingsIn(params: P): readonly MCPServerBinding[];
-  /** Writes what the agent reads at start from the final params (a config home, a plugin folder). */
-  materialize?(
-    params: P,
-    runtime: PreparedRuntime,
-    setup: SessionSetup,
-  ): Promise<Materialized | undefined>;
-  /** Opens a new session. */
-  newSession(request: OpenRequest<P, S>): Promise<LiveSession<P>>;
-  /** Loads an earlier session by the agent's own id (history replayed). */
-  loadSession?(request: OpenRequest<P, S>): Promise<LiveSession<P>>;
-  /** Resumes an earlier session by the agent's own id. */
-  resumeSession?(request: OpenRequest<P, S>): Promise<LiveSession<P>>;
+  /** What an agent's declaration means for the connector context; kinds with a handshake. */
+  probeOf?(declared: Readonly<Record<string, unknown>>): AgentProbe;
+  /** The driver of one session. */
+  driver(setup: SessionSetup): SessionDriver<P>;
 }
 
 /**
  * Typed identity helper for a provider.
- * @example host.registerProvider(defineAgentProvider({ name: 'x', flags, bindingsIn, newSession }));
+ * @example host.registerProvider(defineAgentProvider({ name: 'x', flags, project, bindingsIn, driver }));
  */
-export function defineAgentProvider<N extends string, S, P = ParamsOf<N>>(
-  provider: AgentProvider<N, S, P>,
-): AgentProvider<N, S, P> {
+export function defineAgentProvider<N extends string, P = ParamsOf<N>>(
+  provider: AgentProvider<N, P>,
+): AgentProvider<N, P> {
   return provider;
 }

@@ -1,45 +1,68 @@
 /**
  * The host's registered providers: registering one checks what it declares (its flags
- * against the schema; a handshake only with the probe that says what it means) and taps
- * the standard refresh strategies and the projection guards for it.
+ * against the schema, the methods the host calls, a probe only for a kind with a
+ * handshake) and, once per name, taps the standard refresh strategies on its chain and
+ * guards the taps of its projection hooks.
  */
 import { type ProviderCapabilities, providerFlagsSchema } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
-import type { SessionHooks } from './hooks.js';
+import { type ProviderHooks, providerHooks, type SessionHooks } from './hooks.js';
+import { supports } from './operations.js';
 import { guardProjections } from './project-session.js';
 import type { AgentProvider } from './provider-contract.js';
 import { refreshStrategiesOf, tapStandardRefreshStrategies } from './refresh-strategies.js';
+import type { SessionOperation } from './session-types.js';
+import type { PermissionMode } from './turn-types.js';
 
 export class ProviderTable {
   readonly #providers = new Map<string, AgentProvider>();
   readonly #hooks: SessionHooks;
+  /** Names whose chains and projection hooks the table has tapped. */
+  readonly #tapped = new Set<string>();
 
   constructor(hooks: SessionHooks) {
     this.#hooks = hooks;
   }
 
-  /** Adds a provider; a second provider of the same name is refused unless `replace` is set. */
-  register(provider: AgentProvider, options: { readonly replace?: boolean } = {}): void {
-    if (this.#providers.has(provider.name) && !options.replace) {
-      throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: provider.name });
+  /**
+   * Adds a provider and hands back its hooks, typed with its params; a second provider of
+   * the same name is refused unless `replace` is set.
+   */
+  register<P>(
+    provider: AgentProvider<string, P>,
+    options: { readonly replace?: boolean } = {},
+  ): ProviderHooks<P> {
+    const { name } = provider;
+    if (this.#providers.has(name) && !options.replace) {
+      throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: name });
     }
+    const invalid = (reason: string) =>
+      new TuttiError('TUTTI_ERR_PLUGIN_INVALID_PROVIDER', { provider: name, reason });
     const parsed = providerFlagsSchema.safeParse(provider.flags);
     if (!parsed.success) {
-      throw new TuttiError('TUTTI_ERR_PLUGIN_INVALID_PROVIDER', {
-        provider: provider.name,
-        reason: `flags: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'flags'} ${issue.message}`).join('; ')}`,
-      });
+      const issues = parsed.error.issues.map(
+        (issue) => `${issue.path.join('.') || 'flags'} ${issue.message}`,
+      );
+      throw invalid(`flags: ${issues.join('; ')}`);
     }
-    const flags = parsed.data;
-    if (Boolean(provider.handshake) !== Boolean(provider.probeOf)) {
-      throw new TuttiError('TUTTI_ERR_PLUGIN_INVALID_PROVIDER', {
-        provider: provider.name,
-        reason: 'a provider with a handshake also says what it means (probeOf), and only then',
-      });
-    }
-    this.#providers.set(provider.name, Object.freeze({ ...provider, flags: Object.freeze(flags) }));
-    tapStandardRefreshStrategies(this.#hooks, provider.name);
-    guardProjections(this.#hooks, provider);
+    const missing = (['project', 'bindingsIn', 'driver'] as const).filter(
+      (method) => typeof provider[method] !== 'function',
+    );
+    if (missing.length > 0) throw invalid(`it has no ${missing.join(', ')} method`);
+    this.#providers.set(
+      name,
+      Object.freeze({ ...provider, flags: Object.freeze(parsed.data) }) as AgentProvider,
+    );
+    this.tapChain(name);
+    return providerHooks(this.#hooks, provider);
+  }
+
+  /** Taps the standard refresh strategies and the projection guards of `name` (once). */
+  tapChain(name: string): void {
+    if (this.#tapped.has(name)) return;
+    this.#tapped.add(name);
+    tapStandardRefreshStrategies(this.#hooks, name);
+    guardProjections(this.#hooks, name, () => this.#providers.get(name));
   }
 
   /** The provider of that name, if registered. */
@@ -51,17 +74,32 @@ export class ProviderTable {
   require(name: string): AgentProvider {
     const provider = this.#providers.get(name);
     if (!provider) {
-      throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', {
-        provider: name,
-        known: this.known(),
-      });
+      const known = [...this.#providers.keys()].join(', ') || '(none)';
+      throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN_PROVIDER', { provider: name, known });
     }
     return provider;
   }
 
-  /** The registered names, for an error. */
-  known(): string {
-    return [...this.#providers.keys()].join(', ') || '(none)';
+  /**
+   * The provider of that name for a daemon-driven session opened through `operation` under
+   * `permissions`; refused when it lacks the operation or cannot keep the permission mode.
+   */
+  forSession(
+    name: string,
+    operation: SessionOperation,
+    permissions: PermissionMode = 'ask',
+  ): AgentProvider {
+    const provider = this.require(name);
+    if (!supports(provider, operation)) {
+      throw new TuttiError('TUTTI_ERR_SESSION_UNSUPPORTED', { provider: name, operation });
+    }
+    if (permissions !== 'agent' && !provider.permissions?.modes.includes(permissions)) {
+      throw new TuttiError('TUTTI_ERR_SESSION_PERMISSIONS_UNSUPPORTED', {
+        provider: name,
+        mode: permissions,
+      });
+    }
+    return provider;
   }
 
   /** Names and capabilities of the registered providers, derived from what each implements. */
@@ -70,9 +108,9 @@ export class ProviderTable {
       name: provider.name,
       capabilities: {
         ...provider.flags,
-        handshake: Boolean(provider.handshake),
-        load: Boolean(provider.loadSession),
-        resume: Boolean(provider.resumeSession),
+        handshake: Boolean(provider.probeOf),
+        load: supports(provider, 'load'),
+        resume: supports(provider, 'resume'),
         refresh: refreshStrategiesOf(this.#hooks, provider.name),
         permissions: [...(provider.permissions?.modes ?? []), 'agent'],
       },

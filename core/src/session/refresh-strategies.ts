@@ -1,29 +1,35 @@
 /**
- * The refresh chain of each provider (`toolsListChanged`, keyed by provider name): core taps
- * the first and last of the standard strategies of spec 7.6 on every provider, the agent's
- * own list_changed handling and asking for a resume or restart; a provider taps its own
- * fallbacks between them (native reload at stage 100, reconnect before the next turn at
- * 200). What a provider's chain holds is what `GET /v1/providers` shows as its `refresh`.
+ * The refresh chain of each provider (`toolsListChanged`): core taps the four standard
+ * strategies on every provider's chain, and each handles what the live session can take:
+ * the agent's own list_changed handling when the provider declares it and the server
+ * delivers it; a native reload when the session has `reload`; a reconnect before its next
+ * turn when it has `reconnectBeforeNextTurn`; else asking for a resume or restart. A plugin
+ * may tap a strategy of its own at a stage between. What a chain holds is what
+ * `GET /v1/providers` shows as its `refresh`.
  */
 import type { RefreshAction } from '../events/index.js';
 import { REFRESH_STAGES, REFRESH_STRATEGIES, type SessionHooks } from './hooks.js';
 import type { SessionMode } from './host-types.js';
 
 const PLUGIN_NAME = 'StandardRefreshStrategies';
-const tapped = new WeakSet<object>();
 
-/** Taps the standard strategies on `provider`'s chain (once); the last always handles. */
+/** Taps the standard strategies on `provider`'s chain (the caller does so once per chain). */
 export function tapStandardRefreshStrategies(hooks: SessionHooks, provider: string): void {
   const chain = hooks.toolsListChanged.for(provider);
-  if (tapped.has(chain)) return;
-  tapped.add(chain);
-  chain.tapPromise({ name: PLUGIN_NAME, stage: REFRESH_STAGES.listChanged }, async (refresh) =>
+  const tap = (stage: number) => ({ name: PLUGIN_NAME, stage });
+  chain.tapPromise(tap(REFRESH_STAGES.listChanged), async (refresh) =>
     refresh.session.capabilities.listChanged && refresh.listChangedDelivered
       ? REFRESH_STRATEGIES.listChanged
       : undefined,
   );
+  chain.tapPromise(tap(REFRESH_STAGES.nativeReload), async ({ handle, reproject }) =>
+    handle.reload && (await handle.reload(reproject)) ? REFRESH_STRATEGIES.nativeReload : undefined,
+  );
+  chain.tapPromise(tap(REFRESH_STAGES.reconnectBeforeTurn), async ({ handle }) =>
+    (await handle.reconnectBeforeNextTurn?.()) ? REFRESH_STRATEGIES.reconnectBeforeTurn : undefined,
+  );
   chain.tapPromise(
-    { name: PLUGIN_NAME, stage: REFRESH_STAGES.resumeOrRestart },
+    tap(REFRESH_STAGES.resumeOrRestart),
     async () => REFRESH_STRATEGIES.resumeOrRestart,
   );
 }
@@ -40,7 +46,9 @@ export function refreshStrategiesOf(hooks: SessionHooks, provider: string): stri
   const taps = hooks.toolsListChanged.get(provider)?.taps ?? [];
   const names = [...taps]
     .sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0))
-    .map((tap) => STAGE_NAMES.get(tap.stage ?? 0) ?? tap.name);
+    .map(
+      (tap) => (tap.name === PLUGIN_NAME ? STAGE_NAMES.get(tap.stage ?? 0) : undefined) ?? tap.name,
+    );
   return [...new Set(names)];
 }
 

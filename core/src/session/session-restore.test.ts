@@ -49,7 +49,7 @@ const SECRET_ENV = { OPENAI_API_KEY: 'sk-kept-apart-0123456789' };
 
 /** Runs one turn of a session to its end (the fake's turns end at once). */
 async function takeTurn(host: AgentSessionHost, id: string): Promise<void> {
-  const { done } = await host.startTurn(id, [{ type: 'text', text: 'hi' }], () => {});
+  const { done } = await host.session(id).startTurn([{ type: 'text', text: 'hi' }], () => {});
   await done;
 }
 
@@ -206,10 +206,10 @@ describe('sessions across a daemon restart', () => {
     const { host, control, ids } = await needingRestart(dir, 1);
     expect(host.listSessions()[0]).toMatchObject({ id: ids[0], status: 'needs-restart' });
     control.failWith = undefined;
-    const restarted = await host.restartSession(ids[0]!);
+    const restarted = await host.session(ids[0]!).restart();
     expect(restarted).toMatchObject({ id: ids[0], status: 'ready', restartedAs: 'loaded' });
     expect(control.opened).toEqual(['load']);
-    await expect(host.restartSession(ids[0]!)).rejects.toMatchObject({
+    await expect(host.session(ids[0]!).restart()).rejects.toMatchObject({
       code: 'TUTTI_ERR_SESSION_NOT_RESTARTABLE',
     });
   });
@@ -223,7 +223,7 @@ describe('sessions across a daemon restart', () => {
     Object.defineProperty(control, 'failWith', {
       get: () => (opens++ === 0 ? new Error('No conversation found') : undefined),
     });
-    const restarted = await host.restartSession(ids[0]!);
+    const restarted = await host.session(ids[0]!).restart();
     expect(restarted).toMatchObject({ id: ids[0], status: 'ready', restartedAs: 'fresh' });
     expect(control.opened).toEqual(['new']);
   });
@@ -232,7 +232,7 @@ describe('sessions across a daemon restart', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tutti-restore-test-'));
     dirs.push(dir);
     const { host, ids } = await needingRestart(dir, 1);
-    await expect(host.restartSession(ids[0]!)).rejects.toMatchObject({
+    await expect(host.session(ids[0]!).restart()).rejects.toMatchObject({
       code: 'TUTTI_ERR_SESSION_RESTART_FAILED',
     });
     const [listed] = host.listSessions();
@@ -255,9 +255,9 @@ describe('sessions across a daemon restart', () => {
     const fresh = await host.createSession({ provider: 'fake', workspaceId: 'ws', cwd: '/w' });
     expect(fresh.status).toBe('ready');
     // A restart counts as a live session: two more fit under 3, the third is refused.
-    await host.restartSession(ids[0]!);
-    await host.restartSession(ids[1]!);
-    await expect(host.restartSession(ids[2]!)).rejects.toMatchObject({
+    await host.session(ids[0]!).restart();
+    await host.session(ids[1]!).restart();
+    await expect(host.session(ids[2]!).restart()).rejects.toMatchObject({
       code: 'TUTTI_ERR_SESSION_RESTART_FAILED',
     });
   });

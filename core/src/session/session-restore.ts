@@ -1,113 +1,94 @@
 /**
- * Daemon-driven sessions across a daemon restart: the record a started session keeps, and
- * how recorded sessions come back, a few at a time and all within a deadline: one that had
- * no turn is started afresh; one that had is resumed when the provider can, else loaded;
- * one that cannot come back is listed `needs-restart` with every reason, and a restart of
- * it resumes, loads or starts it afresh.
+ * Daemon-driven sessions across a daemon restart: how a recorded session comes back, a few
+ * at a time and all within a deadline. One that had no turn is started afresh; one that
+ * had is resumed when the provider can, else loaded; one that cannot come back is listed
+ * `needs-restart` with every reason, and a restart of it resumes, loads or starts it afresh.
  */
-import type {
-  AgentSessionHostOptions,
-  AgentSessionInfo,
-  StartSessionRequest,
-} from './host-types.js';
-import type { AgentProvider } from './provider-contract.js';
-import type { SessionEntry } from './session-entry.js';
-import type { SessionRecord, StoredSession } from './session-records.js';
+import { TuttiError } from '../errors/index.js';
+import type { AgentSessionHostOptions, AgentSessionInfo } from './host-types.js';
+import { supports } from './operations.js';
+import { restoreRequest } from './recorded-session.js';
+import type { SessionCore } from './session-core.js';
+import type { StoredSession } from './session-records.js';
+import type { SessionOperation } from './session-types.js';
 
 /** Recorded sessions brought back at once after a restart (each spawns an agent). */
 const RESTORE_CONCURRENCY = 4;
 
-/** The record of a started daemon-driven session (no secret: its env is stored apart). */
-export function sessionRecordOf(
-  entry: SessionEntry,
-  request: StartSessionRequest,
-  providerSessionId: string,
-  startedAt: string,
-): SessionRecord {
-  return {
-    agentSessionId: entry.session.agentSessionId,
-    workspaceId: entry.session.workspaceId,
-    provider: entry.session.provider,
-    ...(providerSessionId ? { providerSessionId } : {}),
-    cwd: entry.cwd,
-    launch: {
-      ...(request.launch?.command ? { command: request.launch.command } : {}),
-      ...(request.launch?.args ? { args: [...request.launch.args] } : {}),
-    },
-    permissions: entry.session.permissions,
-    settings: [...(request.settings ?? [])],
-    startedAt,
-    turns: entry.turns,
-  };
-}
-
 /** How a session came back: resumed or loaded with its history, or started afresh. */
 export type CameBackAs = 'resumed' | 'loaded' | 'fresh';
 
-/** The start request that brings a recorded session back. */
-export function restoreRequest(stored: StoredSession): StartSessionRequest {
-  const { record } = stored;
-  return {
-    provider: record.provider,
-    workspaceId: record.workspaceId,
-    cwd: record.cwd,
-    env: stored.env,
-    agentSessionId: record.agentSessionId,
-    permissions: record.permissions,
-    settings: record.settings,
-    launch: { ...record.launch, env: stored.launchEnv },
-  };
+/**
+ * Brings `session` (listed `needs-restart` with its record, `stored`) back after a daemon
+ * restart, with a fresh binding and token; one that cannot come back by `within.deadline`
+ * stays `needs-restart` with the reasons.
+ */
+export async function restoreSession(
+  session: SessionCore,
+  stored: StoredSession,
+  within: { readonly deadline: number; readonly ms: number },
+): Promise<AgentSessionInfo> {
+  const remaining = () => within.deadline - Date.now();
+  if (remaining() <= 0) {
+    const late = `the daemon's start could not bring it back within ${within.ms / 1000} s`;
+    return needsRestart(session, stored, [late]);
+  }
+  const timeoutMs = () => Math.max(1, Math.min(session.timeoutMs, remaining()));
+  const back = await comeBack(session, stored, false, timeoutMs);
+  return 'info' in back ? back.info : needsRestart(session, stored, back.reasons);
 }
-
-/** What bringing one session back needs of the host. */
-export interface RestoreServices {
-  provider(name: string): AgentProvider | undefined;
-  /**
-   * Starts the session again through `operation` (`new`: afresh, same id and settings),
-   * within `timeoutMs`.
-   */
-  start(
-    request: StartSessionRequest,
-    operation: 'new' | 'resume' | 'load',
-    providerSessionId: string | undefined,
-    startedAt: string,
-    timeoutMs: number | undefined,
-  ): Promise<AgentSessionInfo>;
-}
-
-/** A session brought back, or why it could not be. */
-export type ComeBack =
-  | { readonly info: AgentSessionInfo; readonly as: CameBackAs }
-  | { readonly reasons: readonly string[] };
 
 /**
- * Brings one recorded session back: afresh when it had no turn (or, with `orFresh`, when
- * nothing else works), else resumed or loaded. `timeoutMs` bounds each attempt.
+ * Restarts a session listed `needs-restart`: resumed or loaded when its agent can, else
+ * started afresh with the same id, settings and permissions; it takes a live slot again.
  */
-export async function comeBack(
-  services: RestoreServices,
+export async function restartSession(
+  session: SessionCore,
+): Promise<AgentSessionInfo & { readonly restartedAs: CameBackAs }> {
+  const { stored } = session;
+  if (session.status !== 'needs-restart' || !stored) {
+    throw new TuttiError('TUTTI_ERR_SESSION_NOT_RESTARTABLE', {
+      session: session.id,
+      status: session.status,
+    });
+  }
+  const back = await comeBack(session, stored, true);
+  if ('info' in back) return { ...back.info, restartedAs: back.as };
+  needsRestart(session, stored, back.reasons, 'the session could not be restarted');
+  throw new TuttiError('TUTTI_ERR_SESSION_RESTART_FAILED', {
+    session: session.id,
+    reason: back.reasons.join('; '),
+  });
+}
+
+/**
+ * Starts the session again, each attempt a new run within `timeoutMs()`: afresh when it had
+ * no turn (or, with `orFresh`, when nothing else works), else resumed or loaded.
+ */
+async function comeBack(
+  session: SessionCore,
   stored: StoredSession,
-  options: { readonly orFresh: boolean; readonly timeoutMs?: () => number | undefined },
-): Promise<ComeBack> {
+  orFresh: boolean,
+  timeoutMs?: () => number,
+): Promise<{ info: AgentSessionInfo; as: CameBackAs } | { reasons: string[] }> {
   const { record } = stored;
-  const request = restoreRequest(stored);
-  const provider = services.provider(record.provider);
+  const provider = session.parts.providers.get(record.provider);
   if (!provider) return { reasons: [`no provider named "${record.provider}" is registered`] };
   const reasons: string[] = [];
-  const attempt = async (operation: 'new' | 'resume' | 'load', as: CameBackAs) => {
+  const attempt = async (operation: SessionOperation, as: CameBackAs) => {
     try {
-      const info = await services.start(
-        request,
-        operation,
-        operation === 'new' ? undefined : record.providerSessionId,
-        operation === 'new' ? new Date().toISOString() : record.startedAt,
-        options.timeoutMs?.(),
-      );
+      session.become('starting');
+      session.renew(operation !== 'new');
+      const info = await session.open(provider, restoreRequest(stored), operation, {
+        ...(operation === 'new' ? {} : { providerSessionId: record.providerSessionId }),
+        startedAt: operation === 'new' ? new Date().toISOString() : record.startedAt,
+        ...(timeoutMs ? { timeoutMs: timeoutMs() } : {}),
+      });
+      session.stored = undefined;
       return { info, as };
     } catch (error) {
-      reasons.push(
-        `${operation}: ${(error instanceof Error ? error.message : String(error)).replace(/[.\s]+$/, '')}`,
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      reasons.push(`${operation}: ${message.replace(/[.\s]+$/, '')}`);
       return undefined;
     }
   };
@@ -118,15 +99,32 @@ export async function comeBack(
       ['resume', 'resumed'],
       ['load', 'loaded'],
     ] as const) {
-      if (!(operation === 'resume' ? provider.resumeSession : provider.loadSession)) continue;
+      if (!supports(provider, operation)) continue;
       const back = await attempt(operation, as);
       if (back) return back;
     }
-    if (reasons.length === 0)
+    if (reasons.length === 0) {
       reasons.push(`provider "${record.provider}" can neither resume nor load`);
+    }
   }
-  if (options.orFresh) return (await attempt('new', 'fresh')) ?? { reasons };
+  if (orFresh) return (await attempt('new', 'fresh')) ?? { reasons };
   return { reasons };
+}
+
+/** Lists the session `needs-restart` with `reasons`, keeping what restarts it. */
+function needsRestart(
+  session: SessionCore,
+  stored: StoredSession,
+  reasons: readonly string[],
+  lead = 'the session could not come back after the daemon restarted',
+): AgentSessionInfo {
+  session.renew(false);
+  session.become('needs-restart');
+  session.operation = 'resume';
+  session.reason = `${lead}: ${reasons.join('; ')}`;
+  session.stored = stored;
+  session.publish({ type: 'session.needs-restart', reason: session.reason });
+  return session.info();
 }
 
 /** How one recorded session fared. */

@@ -1,157 +1,111 @@
 /**
- * The host's sessions by id: adding one (a fresh id unless one is asked for, within the
- * session limit, its env masked in every error while it lives), re-issuing a host-driven
- * one, and forgetting the oldest ended ones past a bound.
+ * The host's sessions by id: a new session takes the id of one that is not live (ended, or
+ * waiting for a restart), a host-driven one asked for again by its host replaces itself,
+ * and the oldest ended ones are forgotten past a bound.
  */
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import type { ProviderFlags } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
-import type { SecretRedactor } from '../process/secret-redactor.js';
-import { createEntry, type SessionEntry } from './session-entry.js';
-import type { SessionContext, SessionOperation } from './session-types.js';
+import { AgentSession } from './agent-session.js';
+import type { HostParts } from './host-parts.js';
+import type { Driving } from './session-driving.js';
 import type { PermissionMode } from './turn-types.js';
 
-const DEFAULT_MAX_SESSIONS = 64;
 /** Ended sessions kept listed (with their reasons) until closed; older ones are forgotten. */
 const EXITED_KEPT = 64;
 
 /** What a new session is asked with. */
 export interface SessionAsk {
-  readonly agentSessionId?: string;
+  readonly agentSessionId?: string | undefined;
   readonly workspaceId: string;
   readonly cwd: string;
-  readonly env?: Readonly<Record<string, string>>;
-  readonly permissions?: PermissionMode;
-}
-
-/** Options of {@link SessionTable}. */
-export interface SessionTableOptions {
-  /** Most sessions holding an agent or a token at once (default 64). */
-  readonly maxSessions?: number | undefined;
-  /** Parent of the session folders (default the temp folder). */
-  readonly sessionsDir?: string | undefined;
-  readonly redactor?: SecretRedactor | undefined;
+  readonly permissions?: PermissionMode | undefined;
+  readonly provider: string;
+  /** The provider's flags (none when no such provider is registered). */
+  readonly flags: Readonly<ProviderFlags> | undefined;
 }
 
 export class SessionTable {
-  readonly #entries = new Map<string, SessionEntry>();
-  readonly #options: SessionTableOptions;
+  readonly #sessions = new Map<string, AgentSession>();
 
-  constructor(options: SessionTableOptions) {
-    this.#options = options;
-  }
-
-  get(agentSessionId: string): SessionEntry | undefined {
-    return this.#entries.get(agentSessionId);
+  /** The session of that id, if any. */
+  get(agentSessionId: string): AgentSession | undefined {
+    return this.#sessions.get(agentSessionId);
   }
 
   /** The session of that id; TUTTI_ERR_SESSION_UNKNOWN when there is none. */
-  entry(agentSessionId: string): SessionEntry {
-    const entry = this.#entries.get(agentSessionId);
-    if (!entry) throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN', { session: agentSessionId });
-    return entry;
+  require(agentSessionId: string): AgentSession {
+    const session = this.#sessions.get(agentSessionId);
+    if (!session) throw new TuttiError('TUTTI_ERR_SESSION_UNKNOWN', { session: agentSessionId });
+    return session;
   }
 
-  values(): SessionEntry[] {
-    return [...this.#entries.values()];
-  }
-
-  ids(): string[] {
-    return [...this.#entries.keys()];
-  }
-
-  delete(agentSessionId: string): void {
-    this.#entries.delete(agentSessionId);
+  /** Every session, oldest first (past EXITED_KEPT ended ones, the oldest are forgotten). */
+  values(): AgentSession[] {
+    const exited = [...this.#sessions.values()].filter((session) => session.status === 'exited');
+    for (const session of exited.slice(0, Math.max(0, exited.length - EXITED_KEPT))) {
+      this.#sessions.delete(session.id);
+    }
+    return [...this.#sessions.values()];
   }
 
   /**
-   * Adds a session; refused when its id is taken or, for one that will hold an agent or a
-   * token (`live`, the default), when the session limit is reached.
+   * Adds a new session (a fresh id unless one is asked for, within the session limit). It
+   * takes the id of one that is not live, or of one it `replaces`; any other holder of the
+   * id refuses it with TUTTI_ERR_SESSION_EXISTS.
    */
   add(
-    request: SessionAsk,
-    provider: string,
-    flags: SessionContext['capabilities'],
-    mode: SessionEntry['mode'],
-    baseEnv: Readonly<Record<string, string>>,
-    operation: SessionOperation,
-    live = true,
-  ): SessionEntry {
-    const agentSessionId = request.agentSessionId ?? randomUUID();
-    const existing = this.#entries.get(agentSessionId);
-    if (existing && existing.status !== 'exited' && existing.status !== 'needs-restart') {
-      throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', { session: agentSessionId });
+    parts: HostParts,
+    ask: SessionAsk,
+    driving: Driving,
+    how: {
+      readonly baseEnv: Record<string, string>;
+      readonly status?: 'needs-restart';
+      readonly replaces?: (holder: AgentSession) => boolean;
+    },
+  ): AgentSession {
+    const agentSessionId = ask.agentSessionId ?? randomUUID();
+    const holder = this.#sessions.get(agentSessionId);
+    if (holder) {
+      if (!(how.replaces ?? notLive)(holder)) {
+        throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', { session: agentSessionId });
+      }
+      this.#sessions.delete(agentSessionId);
+      holder.forget();
     }
-    // An id that is not live (ended, or waiting for a restart) is taken by the new session.
-    if (existing) {
-      this.#entries.delete(agentSessionId);
-      for (const forget of existing.forget.splice(0)) forget();
-    }
-    const max = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    if (live && this.#live() >= max) throw new TuttiError('TUTTI_ERR_SESSION_LIMIT', { max });
-    const session: SessionContext = Object.freeze({
+    const session = new AgentSession(parts, {
       agentSessionId,
-      workspaceId: request.workspaceId,
-      provider,
-      capabilities: Object.freeze({ ...flags }),
-      permissions: request.permissions ?? 'ask',
+      workspaceId: ask.workspaceId,
+      provider: ask.provider,
+      flags: ask.flags ?? { httpMcp: false, listChanged: false },
+      permissions: ask.permissions ?? 'ask',
+      cwd: ask.cwd,
+      baseEnv: how.baseEnv,
+      driving,
+      status: how.status ?? 'starting',
     });
-    const entry = createEntry({
-      session,
-      mode,
-      cwd: request.cwd,
-      baseEnv,
-      sessionsDir: this.#options.sessionsDir ?? tmpdir(),
-      operation,
-    });
-    entry.forget.push(this.#options.redactor?.addEnv(baseEnv) ?? (() => {}));
-    this.#entries.set(agentSessionId, entry);
-    return entry;
+    this.#sessions.set(agentSessionId, session);
+    return session;
   }
 
-  /**
-   * A host-driven session asked for again by the same host re-issues its token (the old one
-   * stops at once); a daemon-driven one is rebound only through its own resume.
-   */
-  addOrReuse(
-    request: SessionAsk,
-    provider: string,
-    flags: SessionContext['capabilities'],
-  ): SessionEntry {
-    const existing = request.agentSessionId ? this.#entries.get(request.agentSessionId) : undefined;
-    if (
-      existing &&
-      existing.mode === 'host' &&
-      existing.session.workspaceId === request.workspaceId &&
-      existing.session.provider === provider
-    ) {
-      this.#entries.delete(existing.session.agentSessionId);
-      for (const forget of existing.forget.splice(0)) forget();
-    } else if (existing) {
-      throw new TuttiError('TUTTI_ERR_SESSION_EXISTS', {
-        session: existing.session.agentSessionId,
-      });
-    }
-    return this.add(request, provider, flags, 'host', { ...request.env }, 'new');
+  /** Removes the session from the table, if it is the one listed under its id. */
+  delete(session: AgentSession): void {
+    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
   }
+}
 
-  /** Forgets the oldest ended sessions past EXITED_KEPT. */
-  forgetOldExited(): void {
-    const exited = this.values().filter((entry) => entry.status === 'exited');
-    for (const entry of exited.slice(0, Math.max(0, exited.length - EXITED_KEPT))) {
-      this.#entries.delete(entry.session.agentSessionId);
-    }
-  }
+/** An ended session, or one waiting for a restart: its id may be taken by a new one. */
+function notLive(session: AgentSession): boolean {
+  return session.status === 'exited' || session.status === 'needs-restart';
+}
 
-  /**
-   * Sessions that hold an agent or a token: the ones the session cap counts. An ended one
-   * and one that needs a restart hold neither.
-   */
-  #live(): number {
-    let live = 0;
-    for (const entry of this.#entries.values()) {
-      if (entry.status !== 'exited' && entry.status !== 'needs-restart') live += 1;
-    }
-    return live;
-  }
+/**
+ * A host-driven session asked for again by the same host re-issues its token (the old one
+ * stops at once); a daemon-driven one is rebound only through its own resume.
+ */
+export function askedAgain(ask: Pick<SessionAsk, 'workspaceId' | 'provider'>) {
+  return (holder: AgentSession) =>
+    holder.mode === 'host' &&
+    holder.context.workspaceId === ask.workspaceId &&
+    holder.context.provider === ask.provider;
 }

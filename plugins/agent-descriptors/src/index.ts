@@ -9,7 +9,7 @@ import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin, type PluginHost } from '@tutti/core';
-import { installAcpAgent } from '@tutti/provider-acp';
+import { createAcpProvider } from '@tutti/provider-acp';
 import { type DescriptorLoad, loadDescriptor, loadDescriptors } from './load-descriptors.js';
 
 export { agentDescriptorSchema, type AgentDescriptorFile } from './descriptor-schema.js';
@@ -21,7 +21,21 @@ export const SHIPPED_DESCRIPTORS = fileURLToPath(new URL('../descriptors/', impo
 /** How long file events of one change are gathered before the folder is read again. */
 const SETTLE_MS = 100;
 
-function install(host: PluginHost, load: DescriptorLoad, shipped: boolean): void {
+/**
+ * Registers the ACP provider of each usable descriptor on `host`; a descriptor of a name it
+ * registered before replaces that provider (the next session uses it).
+ */
+function installer(host: PluginHost) {
+  const registered = new Set<string>();
+  return (load: DescriptorLoad, shipped: boolean) => install(host, registered, load, shipped);
+}
+
+function install(
+  host: PluginHost,
+  registered: Set<string>,
+  load: DescriptorLoad,
+  shipped: boolean,
+): void {
   if ('error' in load) {
     // A shipped agent that is not installed here is not an error of the user's.
     const notInstalled = shipped && load.error.details.field === 'command';
@@ -31,11 +45,17 @@ function install(host: PluginHost, load: DescriptorLoad, shipped: boolean): void
     );
     return;
   }
-  installAcpAgent(host, load.descriptor);
+  const { name } = load.descriptor;
+  const provider = createAcpProvider(load.descriptor, { logger: host.logger });
+  host.registerProvider(provider, { replace: registered.has(name) });
+  registered.add(name);
 }
 
 /** Watches `dir` and installs each descriptor added or changed there. */
-function watchUserDescriptors(host: PluginHost, dir: string): FSWatcher | undefined {
+function watchUserDescriptors(
+  dir: string,
+  add: ReturnType<typeof installer>,
+): FSWatcher | undefined {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch {
@@ -49,7 +69,7 @@ function watchUserDescriptors(host: PluginHost, dir: string): FSWatcher | undefi
     clearTimeout(timer);
     timer = setTimeout(() => {
       for (const file of changed)
-        void loadDescriptor(join(dir, file)).then((load) => install(host, load, false));
+        void loadDescriptor(join(dir, file)).then((load) => add(load, false));
       changed.clear();
     }, SETTLE_MS);
     timer.unref();
@@ -64,15 +84,16 @@ export default definePlugin({
   name: '@tutti/agent-descriptors',
   version: '0.1.0',
   async apply(host) {
+    const add = installer(host);
     const user = host.home ? await loadDescriptors(join(host.home, 'agents')) : [];
     const userIds = new Set(
       user.flatMap((load) => ('descriptor' in load ? [load.descriptor.name] : [])),
     );
     for (const load of await loadDescriptors(SHIPPED_DESCRIPTORS)) {
       if ('descriptor' in load && userIds.has(load.descriptor.name)) continue;
-      install(host, load, true);
+      add(load, true);
     }
-    for (const load of user) install(host, load, false);
-    if (host.home) watchUserDescriptors(host, join(host.home, 'agents'));
+    for (const load of user) add(load, false);
+    if (host.home) watchUserDescriptors(join(host.home, 'agents'), add);
   },
 });

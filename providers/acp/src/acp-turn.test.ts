@@ -58,16 +58,14 @@ describe('ACP permission answers, with a scripted agent', () => {
     });
     const info = await agent.host.createSession(agent.request);
     const events: { type: string }[] = [];
-    const { done } = await agent.host.startTurn(
-      info.id,
-      [{ type: 'text', text: 'touch the marker' }],
-      (event) => {
+    const { done } = await agent.host
+      .session(info.id)
+      .startTurn([{ type: 'text', text: 'touch the marker' }], (event) => {
         events.push(event);
         if (event.type === 'permission') {
-          agent.host.answerPermission(info.id, event.requestId, answer);
+          agent.host.session(info.id).answerPermission(event.requestId, answer);
         }
-      },
-    );
+      });
     await done;
     expect(events.filter((event) => event.type === 'permission')).toHaveLength(1);
     expect(events.at(-1)).toEqual({ type: 'end', stopReason: 'end_turn' });

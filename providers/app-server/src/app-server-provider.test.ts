@@ -16,7 +16,7 @@ import {
   startFakeResponsesServer,
 } from '../../../test/fixtures/agents/fake-responses-server.js';
 import { CODEX_BIN, NODE_BIN_DIR } from '../../../test/fixtures/agents/paths.js';
-import { type AppServerProviderSession, installAppServerAgent } from './app-server-provider.js';
+import { type AppServerProviderSession, createAppServerProvider } from './app-server-provider.js';
 import { createCodexDescriptor } from './descriptor.js';
 
 describe('app-server provider in the session host', () => {
@@ -35,7 +35,9 @@ describe('app-server provider in the session host', () => {
       `model = "fake-model"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\nbase_url = "${model.baseUrl}"\nwire_api = "responses"\n`,
     );
     stack.install((host) =>
-      installAppServerAgent(host, createCodexDescriptor({ command: CODEX_BIN, userHome })),
+      host.registerProvider(
+        createAppServerProvider(createCodexDescriptor({ command: CODEX_BIN, userHome })),
+      ),
     );
   });
 

@@ -1,31 +1,22 @@
 /**
- * The app-server engine as a provider (Codex, Tutti Agent), and the taps that make it one.
- * A config-first kind: the projection is the session's `config.toml` table (the user's
- * config plus the binding), so every tap of the provider's hooks sees and can extend the
- * real config; `materialize` writes it into the session home; the agent is spawned on that
- * home and a thread is started or resumed. Refresh: a reconnect before the next turn.
+ * The app-server engine as a provider (Codex, Tutti Agent). A config-first kind: the
+ * projection is the session's `config.toml` table (the user's config plus the binding), so
+ * every third-party tap of the provider's hooks sees and can extend the real config; the
+ * driver's `materialize` writes it into the session home; the agent is spawned on that home
+ * and a thread is started or resumed. Refresh: a reconnect before the next turn.
  */
-import {
-  type AgentProvider,
-  type LiveSession,
-  type MCPServerBinding,
-  type OpenRequest,
-  type PluginHost,
-  type PreparedRuntime,
-  PROJECTION_STAGE,
-  providerHooks,
-  REFRESH_STAGES,
-  REFRESH_STRATEGIES,
-  type SessionHookContext,
-  type SessionSetup,
+import type {
+  AgentProvider,
+  LiveSession,
+  MCPServerBinding,
+  OpenRequest,
+  SessionSetup,
 } from '@tutti/core';
 import { AppServerEngine } from './app-server-engine.js';
 import { appServerTurns } from './app-server-turn.js';
 import { type TomlTable, withDaemonApprovals, withGuidance } from './codex-config.js';
 import type { AppServerDescriptor } from './descriptor.js';
 import { type EngineLogger, sessionConfig, sessionHome, writeSessionHome } from './session-home.js';
-
-const PLUGIN_NAME = 'AppServerProvider';
 
 /** The params of an app-server session: the `config.toml` table that will be written. */
 export type AppServerSessionConfig = TomlTable;
@@ -66,47 +57,64 @@ export function bindingsInConfig(config: AppServerSessionConfig): MCPServerBindi
 export function createAppServerProvider(
   descriptor: AppServerDescriptor,
   options: AppServerProviderOptions = {},
-): AgentProvider<string, undefined, AppServerSessionConfig> {
-  const open =
-    (resume: boolean) => async (request: OpenRequest<AppServerSessionConfig, undefined>) => {
-      const { session: context } = request.setup;
-      const engine = await AppServerEngine.start({
-        descriptor,
-        prepared: request.runtime,
-        // Codex refuses "untrusted" in config.toml; per thread it asks for every command.
-        ...(context.permissions === 'agent'
-          ? {}
-          : { threadParams: { approvalPolicy: 'untrusted' } }),
-        home: sessionHome(request.setup.files, descriptor),
-        spawn: () => request.setup.spawn({ env: request.env }),
-        requestTimeoutMs: request.setup.timeoutMs,
-        ...(options.logger ? { logger: options.logger } : {}),
-      });
-      try {
-        const threadId =
-          resume && request.providerSessionId
-            ? await engine.resumeThread(request.providerSessionId)
-            : await engine.startThread();
-        return session(engine, threadId, request.runtime.mcpServers.length > 0, descriptor.id);
-      } catch (error) {
-        await engine.close();
-        throw error;
-      }
-    };
-  return Object.freeze({
+): AgentProvider<string, AppServerSessionConfig> {
+  const provider: AgentProvider<string, AppServerSessionConfig> = {
     name: descriptor.id,
     flags: Object.freeze({ httpMcp: true, listChanged: false }),
     // Codex names an approval's server and tool in fields of its own: no naming form needed.
     permissions: Object.freeze({ modes: ['ask', 'allow-connector'] as const, toolNames: [] }),
     launch: Object.freeze({ command: descriptor.command, args: [...descriptor.args] }),
-    bindingsIn: bindingsInConfig,
-    async materialize(config: AppServerSessionConfig, _runtime: unknown, setup: SessionSetup) {
-      const home = await writeSessionHome(setup.files, descriptor, config);
-      return { env: { [descriptor.homeEnvVar]: home.dir } };
+    reopens: ['resume'],
+    async project(runtime, session) {
+      const servers = await sessionConfig(descriptor, runtime.mcpServers, options.logger);
+      const config = withGuidance(servers, runtime.guidance);
+      return session.drivenBy === 'daemon'
+        ? withDaemonApprovals(config, session.permissions, runtime.cwd)
+        : config;
     },
-    newSession: open(false),
-    resumeSession: open(true),
+    bindingsIn: bindingsInConfig,
+    driver: (setup) => ({
+      async materialize(config) {
+        const home = await writeSessionHome(setup.files, descriptor, config);
+        return { env: { [descriptor.homeEnvVar]: home.dir } };
+      },
+      open: (request) => openThread(descriptor, setup, request, options),
+      // A host-driven Codex picks up new connectors when its host reconnects it.
+      hosted: () => ({ reconnectBeforeNextTurn: async () => true }),
+    }),
+  };
+  return Object.freeze(provider);
+}
+
+/** Starts the app-server on the session home and starts or resumes its thread. */
+async function openThread(
+  descriptor: AppServerDescriptor,
+  setup: SessionSetup,
+  request: OpenRequest<AppServerSessionConfig>,
+  options: AppServerProviderOptions,
+): Promise<AppServerProviderSession> {
+  const engine = await AppServerEngine.start({
+    descriptor,
+    prepared: request.runtime,
+    // Codex refuses "untrusted" in config.toml; per thread it asks for every command.
+    ...(setup.session.permissions === 'agent'
+      ? {}
+      : { threadParams: { approvalPolicy: 'untrusted' } }),
+    home: sessionHome(setup.files, descriptor),
+    spawn: () => setup.spawn({ env: request.env }),
+    requestTimeoutMs: setup.timeoutMs,
+    ...(options.logger ? { logger: options.logger } : {}),
   });
+  try {
+    const threadId =
+      request.operation === 'resume' && request.providerSessionId
+        ? await engine.resumeThread(request.providerSessionId)
+        : await engine.startThread();
+    return session(engine, threadId, request.runtime.mcpServers.length > 0, descriptor.id);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
 }
 
 function session(
@@ -126,37 +134,4 @@ function session(
     },
     close: () => engine.close(),
   };
-}
-
-/** Registers the provider of `descriptor` and taps its projection and refresh hooks. */
-export function installAppServerAgent(
-  host: PluginHost,
-  descriptor: AppServerDescriptor,
-  options: AppServerProviderOptions = {},
-): void {
-  // Every app-server agent's hooks carry its config table, whatever the descriptor's id.
-  const hooks = providerHooks(host.hooks, descriptor.id as 'codex');
-  const project = async (
-    _config: AppServerSessionConfig,
-    runtime: PreparedRuntime,
-    session: SessionHookContext,
-  ) => {
-    const config = withGuidance(
-      await sessionConfig(descriptor, runtime.mcpServers, options.logger),
-      runtime.guidance,
-    );
-    return session.drivenBy === 'daemon'
-      ? withDaemonApprovals(config, session.permissions, runtime.cwd)
-      : config;
-  };
-  hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
-  hooks.sessionResume.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project);
-  hooks.toolsListChanged.tapPromise(
-    { name: PLUGIN_NAME, stage: REFRESH_STAGES.reconnectBeforeTurn },
-    async (refresh) =>
-      (await refresh.handle.reconnectBeforeNextTurn?.())
-        ? REFRESH_STRATEGIES.reconnectBeforeTurn
-        : undefined,
-  );
-  host.registerProvider(createAppServerProvider(descriptor, options));
 }

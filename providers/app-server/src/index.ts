@@ -3,15 +3,10 @@
  * Registers one provider per descriptor; behaviour comes from the descriptor alone.
  */
 import { definePlugin, resolveAgentCommand } from '@tutti/core';
-import { installAppServerAgent } from './app-server-provider.js';
+import { createAppServerProvider } from './app-server-provider.js';
 import { createCodexDescriptor, createTuttiAgentDescriptor } from './descriptor.js';
 
-export * from './app-server-engine.js';
-export * from './app-server-provider.js';
-export * from './codex-config.js';
-export * from './descriptor.js';
-export * from './session-home.js';
-export type { AgentNotification } from './stdio-rpc.js';
+export type { AppServerSessionConfig } from './app-server-provider.js';
 
 /** The plugin the daemon discovers in `providers/app-server`. */
 export default definePlugin({
@@ -24,10 +19,8 @@ export default definePlugin({
       import.meta.url,
       process.env.PATH,
     );
-    installAppServerAgent(
-      host,
-      createCodexDescriptor('command' in codex ? { command: codex.command } : {}),
-    );
-    installAppServerAgent(host, createTuttiAgentDescriptor());
+    const command = 'command' in codex ? { command: codex.command } : {};
+    host.registerProvider(createAppServerProvider(createCodexDescriptor(command)));
+    host.registerProvider(createAppServerProvider(createTuttiAgentDescriptor()));
   },
 });

@@ -9,7 +9,7 @@ import {
   type ConnectorStack,
   startConnectorStack,
 } from '../../../test/fixtures/agents/connector-stack.js';
-import { type ClaudeSdkProviderSession, installClaudeSdkAgent } from './claude-sdk-provider.js';
+import { type ClaudeSdkProviderSession, createClaudeSdkProvider } from './claude-sdk-provider.js';
 
 describe('Claude SDK provider in the session host', () => {
   let env: AgentTestEnv;
@@ -19,7 +19,9 @@ describe('Claude SDK provider in the session host', () => {
     env = await createAgentTestEnv();
     stack = await startConnectorStack();
     stack.install((host) =>
-      installClaudeSdkAgent(host, { userOptions: { settingSources: [], strictMcpConfig: true } }),
+      host.registerProvider(
+        createClaudeSdkProvider({ userOptions: { settingSources: [], strictMcpConfig: true } }),
+      ),
     );
   });
 

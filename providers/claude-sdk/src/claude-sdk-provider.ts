@@ -1,27 +1,19 @@
 /**
- * The Claude SDK engine as a provider, and the taps that make it one. A config-first kind:
- * the projection is the `query()` options (the caller's own options, the binding joined to
- * their MCP servers, skills as a local plugin, guidance appended to the system prompt), so
- * a tap sees and can change the real options; `materialize` writes the skills plugin into
- * the session folder; `query()` then starts Claude Code through the host's spawn.
- * Refresh: Claude Code honours list_changed; native reload is `setMcpServers`.
+ * The Claude SDK engine as a provider. A config-first kind: the projection is the `query()`
+ * options (the caller's own options, the binding joined to their MCP servers, skills as a
+ * local plugin, guidance appended to the system prompt), so a third-party tap sees and can
+ * change the real options; the driver's `materialize` writes the skills plugin into the
+ * session folder; `query()` then starts Claude Code through the host's spawn. Refresh:
+ * Claude Code honours list_changed; its native reload is `setMcpServers`.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Options } from '@anthropic-ai/claude-agent-sdk';
 import {
   type AgentProvider,
-  type LiveSession,
-  type OpenRequest,
-  type PluginHost,
-  type PreparedRuntime,
-  PROJECTION_STAGE,
-  providerHooks,
-  REFRESH_STAGES,
-  REFRESH_STRATEGIES,
-  type SessionHookContext,
-  type SessionSetup,
   createSkillPlugin,
+  type LiveSession,
+  type SessionSetup,
 } from '@tutti/core';
 import { ClaudeSdkSession } from './claude-sdk-session.js';
 import type { EngineLogger } from './logger.js';
@@ -32,7 +24,6 @@ import {
   withDaemonPermissions,
 } from './query-options.js';
 
-const PLUGIN_NAME = 'ClaudeSdkProvider';
 /** Folder of the session's skills plugin, inside the session folder. */
 const SKILLS_DIR = 'claude-skills';
 
@@ -59,46 +50,64 @@ export interface ClaudeSdkProviderSession extends LiveSession<ClaudeSessionOptio
 /** A provider for Claude Code sessions through the Agent SDK. */
 export function createClaudeSdkProvider(
   options: ClaudeSdkProviderOptions = {},
-): AgentProvider<string, undefined, ClaudeSessionOptions> {
-  const open = async (request: OpenRequest<ClaudeSessionOptions, undefined>) => {
-    const { setup } = request;
-    const sdk = await ClaudeSdkSession.start({
-      options: launchOptions(request.params, setup),
-      spawn: (spec) =>
-        setup.spawn({
-          command: spec.command,
-          args: spec.args,
-          ...(spec.cwd ? { cwd: spec.cwd } : {}),
-          env: definedEnv(spec.env),
-          ...(spec.signal ? { signal: spec.signal } : {}),
-        }),
-    });
-    return session(sdk);
-  };
-  return Object.freeze({
+): AgentProvider<string, ClaudeSessionOptions> {
+  const provider: AgentProvider<string, ClaudeSessionOptions> = {
     name: options.name ?? 'claude-sdk',
     flags: Object.freeze({ httpMcp: true, listChanged: true }),
     permissions: Object.freeze({
       modes: ['ask', 'allow-connector'] as const,
       toolNames: ['mcp__{server}__{tool}'],
     }),
+    reopens: ['resume'],
+    project: (runtime, session) =>
+      withDaemonPermissions(
+        session,
+        buildQueryOptions(runtime, {
+          ...(options.userOptions ? { userOptions: options.userOptions } : {}),
+          ...(session.operation === 'resume' && session.providerSessionId
+            ? { resume: session.providerSessionId }
+            : { sessionId: randomUUID() }),
+          ...(runtime.skillRoots.length > 0
+            ? { skillPluginDir: join(session.filesDir, SKILLS_DIR) }
+            : {}),
+          ...(options.logger ? { logger: options.logger } : {}),
+        }),
+      ),
     bindingsIn: bindingsInOptions,
-    async materialize(
-      _params: ClaudeSessionOptions,
-      runtime: PreparedRuntime,
-      setup: SessionSetup,
-    ) {
-      if (runtime.skillRoots.length === 0) return undefined;
-      await setup.files.ensure();
-      await createSkillPlugin(runtime.skillRoots, {
-        dir: join(setup.files.dir, SKILLS_DIR),
-        ...(options.logger ? { logger: options.logger } : {}),
-      });
-      return undefined;
-    },
-    newSession: open,
-    resumeSession: open,
-  });
+    driver: (setup) => ({
+      async materialize(_params, runtime) {
+        if (runtime.skillRoots.length === 0) return undefined;
+        await setup.files.ensure();
+        await createSkillPlugin(runtime.skillRoots, {
+          dir: join(setup.files.dir, SKILLS_DIR),
+          ...(options.logger ? { logger: options.logger } : {}),
+        });
+        return undefined;
+      },
+      async open(request) {
+        const sdk = await ClaudeSdkSession.start({
+          options: launchOptions(request.params, setup),
+          spawn: (spec) =>
+            setup.spawn({
+              command: spec.command,
+              args: spec.args,
+              ...(spec.cwd ? { cwd: spec.cwd } : {}),
+              env: definedEnv(spec.env),
+              ...(spec.signal ? { signal: spec.signal } : {}),
+            }),
+        });
+        return session(sdk);
+      },
+      // A host's Claude Code takes new MCP servers live, from options projected to resume.
+      hosted: () => ({
+        async reload(reproject) {
+          await reproject('resume');
+          return true;
+        },
+      }),
+    }),
+  };
+  return Object.freeze(provider);
 }
 
 /** The options with the launch of the session: its executable and arguments, if given. */
@@ -121,47 +130,11 @@ function session(sdk: ClaudeSdkSession): ClaudeSdkProviderSession {
     sdk,
     providerSessionId: sdk.sessionId,
     turn: (prompt, sink) => sdk.turn(prompt, sink),
-    async reload(params) {
+    async reload(reproject) {
+      const { params } = await reproject('resume');
       await sdk.setMcpServers(params.mcpServers ?? {});
       return true;
     },
     close: () => sdk.close(),
   };
-}
-
-/** Registers the Claude SDK provider and taps its projection and refresh hooks. */
-export function installClaudeSdkAgent(
-  host: PluginHost,
-  options: ClaudeSdkProviderOptions = {},
-): void {
-  const provider = createClaudeSdkProvider(options);
-  // Every Claude SDK provider's hooks carry query options, whatever its name.
-  const hooks = providerHooks(host.hooks, provider.name as 'claude-sdk');
-  const project =
-    (resume: boolean) =>
-    async (_params: ClaudeSessionOptions, runtime: PreparedRuntime, session: SessionHookContext) =>
-      withDaemonPermissions(
-        session,
-        buildQueryOptions(runtime, {
-          ...(options.userOptions ? { userOptions: options.userOptions } : {}),
-          ...(resume && session.providerSessionId
-            ? { resume: session.providerSessionId }
-            : { sessionId: randomUUID() }),
-          ...(runtime.skillRoots.length > 0
-            ? { skillPluginDir: join(session.filesDir, SKILLS_DIR) }
-            : {}),
-          ...(options.logger ? { logger: options.logger } : {}),
-        }),
-      );
-  hooks.sessionNew.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project(false));
-  hooks.sessionResume.tapPromise({ name: PLUGIN_NAME, stage: PROJECTION_STAGE }, project(true));
-  hooks.toolsListChanged.tapPromise(
-    { name: PLUGIN_NAME, stage: REFRESH_STAGES.nativeReload },
-    async (refresh) => {
-      if (!refresh.handle.reload) return undefined;
-      const { params } = await refresh.reproject('resume');
-      return (await refresh.handle.reload(params)) ? REFRESH_STRATEGIES.nativeReload : undefined;
-    },
-  );
-  host.registerProvider(provider);
 }

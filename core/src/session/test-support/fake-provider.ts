@@ -1,12 +1,11 @@
 /**
  * An in-process provider double for host tests: no agent process, it records what the
  * host gave it (the runtimes and the final params of each open) and offers the refresh
- * methods a test switches on. Its projection is a tap, as a real provider's is.
+ * methods a test switches on.
  */
 import type { PreparedRuntime, ProviderFlags } from '../../contracts/index.js';
 import type { PluginHost } from '../../plugins/plugin-contract.js';
-import { PROJECTION_STAGE, providerHooks, REFRESH_STAGES } from '../hooks.js';
-import type { AgentProvider, LiveSession, OpenRequest } from '../provider-contract.js';
+import type { AgentProvider } from '../provider-contract.js';
 
 /** What the fake saw and how it behaves. */
 export interface FakeProviderControl {
@@ -35,7 +34,7 @@ export interface FakeParams {
   [key: string]: unknown;
 }
 
-/** A provider named `name`, installed on `host` with its projection and refresh taps. */
+/** A provider named `name`, registered on `host`. */
 export function installFakeProvider(
   host: PluginHost,
   name: string,
@@ -50,60 +49,53 @@ export function installFakeProvider(
     reconnect: false,
     closed: 0,
   };
-  const hooks = providerHooks(host.hooks, name);
-  const project = async (_params: unknown, runtime: PreparedRuntime) => {
-    control.runtimes.push(runtime);
-    return { servers: runtime.mcpServers };
-  };
-  hooks.sessionNew.tapPromise({ name: 'Fake', stage: PROJECTION_STAGE }, project);
-  hooks.sessionLoad.tapPromise({ name: 'Fake', stage: PROJECTION_STAGE }, project);
-  hooks.toolsListChanged.tapPromise(
-    { name: 'Fake', stage: REFRESH_STAGES.nativeReload },
-    async (refresh) => {
-      if (!control.reload || !refresh.handle.reload) return undefined;
-      const { params } = await refresh.reproject('load');
-      return (await refresh.handle.reload(params)) ? 'native-reload' : undefined;
-    },
-  );
-  hooks.toolsListChanged.tapPromise(
-    { name: 'Fake', stage: REFRESH_STAGES.reconnectBeforeTurn },
-    async (refresh) =>
-      (await refresh.handle.reconnectBeforeNextTurn?.()) ? 'reconnect-before-turn' : undefined,
-  );
-  const open =
-    (operation: 'new' | 'load') => async (request: OpenRequest<FakeParams, undefined>) => {
-      if (control.agentScript) {
-        const agent = request.setup.spawn({
-          command: process.execPath,
-          args: ['-e', control.agentScript],
-        });
-        await agent.started;
-      }
-      if (control.failWith) throw control.failWith;
-      control.opened.push(operation);
-      control.sent.push(request.params as Record<string, unknown>);
-      const session: LiveSession = {
-        providerSessionId: request.providerSessionId ?? `${name}-new`,
-        reload: async (params) => {
-          control.reloads.push(params);
-          return true;
-        },
-        reconnectBeforeNextTurn: async () => control.reconnect,
-        // A turn that ends at once: enough for a session to count as having had one.
-        turn: async () => 'end_turn',
-        close: async () => {
-          control.closed += 1;
-        },
-      };
-      return session;
-    };
-  const provider: AgentProvider<string, undefined, FakeParams> = {
+  const provider: AgentProvider<string, FakeParams> = {
     name,
     flags,
     permissions: { modes: ['ask', 'allow-connector'], toolNames: ['mcp__{server}__{tool}'] },
+    reopens: ['load'],
+    project: (runtime) => {
+      control.runtimes.push(runtime);
+      return { servers: runtime.mcpServers };
+    },
     bindingsIn: (params) => params.servers ?? [],
-    newSession: open('new'),
-    loadSession: open('load'),
+    driver: (setup) => ({
+      async open(request) {
+        if (control.agentScript) {
+          const agent = setup.spawn({
+            command: process.execPath,
+            args: ['-e', control.agentScript],
+          });
+          await agent.started;
+        }
+        if (control.failWith) throw control.failWith;
+        control.opened.push(request.operation as 'new' | 'load');
+        control.sent.push(request.params);
+        return {
+          providerSessionId: request.providerSessionId ?? `${name}-new`,
+          async reload(reproject) {
+            if (!control.reload) return false;
+            const { params } = await reproject('load');
+            control.reloads.push(params);
+            return true;
+          },
+          reconnectBeforeNextTurn: async () => control.reconnect,
+          // A turn that ends at once: enough for a session to count as having had one.
+          turn: async () => 'end_turn',
+          close: async () => {
+            control.closed += 1;
+          },
+        };
+      },
+      hosted: () => ({
+        async reload(reproject) {
+          if (!control.reload) return false;
+          await reproject('load');
+          return true;
+        },
+        reconnectBeforeNextTurn: async () => control.reconnect,
+      }),
+    }),
   };
   host.registerProvider(provider);
   return control;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
 import { createTokenService } from '@tutti/core/internal';
 import { createFakeConnector } from '@tutti/core/testing';
-import { installAcpAgent } from '../acp-provider.js';
+import { createAcpProvider } from '../acp-provider.js';
 import type { AcpAgentDescriptor } from '../descriptors.js';
 
 /** Path of the scripted ACP agent. */
@@ -54,12 +54,14 @@ export function scriptedHost(
     ...options.host,
   });
   hosts.push(host);
-  installAcpAgent(host, {
-    name: 'scripted',
-    command: process.execPath,
-    args: [SCRIPTED_AGENT],
-    ...options.descriptor,
-  });
+  host.registerProvider(
+    createAcpProvider({
+      name: 'scripted',
+      command: process.execPath,
+      args: [SCRIPTED_AGENT],
+      ...options.descriptor,
+    }),
+  );
   const request = {
     provider: 'scripted',
     workspaceId: 'ws-1',
