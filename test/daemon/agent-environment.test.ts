@@ -7,16 +7,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { writeRelease, cleanUp, FIXTURES } from '@tutti/test-kit';
 import {
   type AgentDaemon,
   expectBoundAndListed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
+} from '@tutti/test-kit/agent-daemon';
 
-const SCRIPTED_ACP = fileURLToPath(new URL('../fixtures/acp/scripted-agent.mjs', import.meta.url));
+const SCRIPTED_ACP = `${FIXTURES}acp/scripted-agent.mjs`;
 
 const DAEMON_ENV = {
   HTTPS_PROXY: 'http://127.0.0.1:9',

@@ -9,15 +9,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive, isProcessRunning } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { CODEX_BIN } from '../fixtures/agents/paths.js';
-import { type AgentDaemon, bearerTokens, startAgentDaemon } from '../support/agent-daemon.js';
-import { runTurn } from '../support/agent-turns.js';
+import { writeRelease, cleanUp, FIXTURES, CODEX_BIN } from '@tutti/test-kit';
+import { type AgentDaemon, bearerTokens, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { runTurn } from '@tutti/test-kit/agent-turns';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const FAULTY = join(FIXTURES, 'agents/faulty-agent.mjs');
 const FAULTY_CLAUDE = join(FIXTURES, 'agents/faulty-claude');
 const SCRIPTED_ACP = join(FIXTURES, 'acp/scripted-agent.mjs');

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '@tutti/core';
-import { writeRelease, cleanUp, tempDir } from '@tutti/core/testing';
+import { writeRelease, cleanUp, tempDir } from '@tutti/test-kit';
 
 let daemon: Daemon | undefined;
 

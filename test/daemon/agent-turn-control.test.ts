@@ -6,10 +6,9 @@
  * concurrent turn, a prompt that is not a prompt, an agent that dies in the middle).
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { writeRelease, cleanUp, FIXTURES } from '@tutti/test-kit';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import {
   callConnectorTool,
   runTurn,
@@ -17,10 +16,10 @@ import {
   type TurnAgent,
   type TurnEvent,
   turnAgents,
-} from '../support/agent-turns.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+} from '@tutti/test-kit/agent-turns';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
-const FAULTY = fileURLToPath(new URL('../fixtures/agents/faulty-agent.mjs', import.meta.url));
+const FAULTY = `${FIXTURES}agents/faulty-agent.mjs`;
 const PERMISSION_TIMEOUT_MS = 3_000;
 
 describe('turn control through tuttid', () => {

@@ -3,12 +3,11 @@
  * an SDK object emitting an error nobody listens to) is logged with its stack and the
  * session it belongs to; that session is ended; the daemon and every other session stay up.
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp } from '@tutti/core/testing';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { cleanUp, FIXTURES } from '@tutti/test-kit';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 
-const SCRIPTED_ACP = fileURLToPath(new URL('../fixtures/acp/scripted-agent.mjs', import.meta.url));
+const SCRIPTED_ACP = `${FIXTURES}acp/scripted-agent.mjs`;
 
 /** A provider whose live session throws from a timer nobody awaits: a bug that escapes. */
 const LEAKY_PLUGIN = `

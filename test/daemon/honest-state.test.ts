@@ -6,9 +6,8 @@
  * within its bound whatever the upstream does.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, SILENT_SERVER, writeRelease } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
+import { cleanUp, SILENT_SERVER, writeRelease, tempHomes } from '@tutti/test-kit';
+import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tutti-honest-state-');
 

@@ -4,7 +4,7 @@
  * TUTTI_ERR_DAEMON_ALREADY_RUNNING, having started nothing), and a daemon killed with
  * SIGKILL leaves a stale lock that does not block the next start.
  */
-import { tempHomes } from '../support/temp-homes.js';
+import { tempHomes, writeRelease, cleanUp } from '@tutti/test-kit';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,7 +12,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchAvailableConnectors } from '../../cli/src/daemon-client.js';
 import { isTuttiError } from '@tutti/core';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { openStore } from '@tutti/core/internal';
 import {
   attachTuttid,
@@ -21,7 +20,7 @@ import {
   startTuttid,
   stopAll,
   waitForConnector,
-} from '../support/tuttid.js';
+} from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-lock-');
 

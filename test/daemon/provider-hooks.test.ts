@@ -12,19 +12,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessRunning } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
+import { writeRelease, cleanUp, FIXTURES, NODE_BIN_DIR } from '@tutti/test-kit';
 import {
   type AgentDaemon,
   bearerTokens,
   expectBoundAndListed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
-import { writeStdinTap } from '../support/agent-stdin-tap.js';
+} from '@tutti/test-kit/agent-daemon';
+import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
 
-const AUDIT_PLUGIN = fileURLToPath(
-  new URL('../fixtures/plugins/audit-plugin.mjs', import.meta.url),
-);
+const AUDIT_PLUGIN = `${FIXTURES}plugins/audit-plugin.mjs`;
 const CLAUDE = fileURLToPath(
   new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
 );

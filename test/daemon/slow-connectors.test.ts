@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchAvailableConnectors } from '../../cli/src/daemon-client.js';
-import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/core/testing';
+import { SILENT_SERVER, writeRelease, cleanUp, NODE_BIN_DIR } from '@tutti/test-kit';
 import { openStore } from '@tutti/core/internal';
-import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { type AgentDaemon, expectRefreshed, startAgentDaemon } from '../support/agent-daemon.js';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
+import { type AgentDaemon, expectRefreshed, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes: string[] = [];
 let agents: AgentDaemon | undefined;

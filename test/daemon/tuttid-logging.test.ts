@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '@tutti/core/internal';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
+import { cleanUp, writeRelease, tempHomes } from '@tutti/test-kit';
 import {
   type LaunchedTuttid,
   launchTuttid,
@@ -19,7 +18,7 @@ import {
   stopAll,
   type TuttidProcess,
   waitForConnector,
-} from '../support/tuttid.js';
+} from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-logging-');
 

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
-import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { writeRelease, cleanUp, tempHomes } from '@tutti/test-kit';
+import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-home-');
 const newHome = () => homes.make();

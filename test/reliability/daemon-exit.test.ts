@@ -7,13 +7,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
-import { descendantsOf, survivors } from './support/proc-tree.js';
+import { writeRelease, cleanUp, THROW_ON_SIGNAL } from '@tutti/test-kit';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
+import { descendantsOf, survivors } from '@tutti/test-kit/reliability/proc-tree';
 
-const THROWER = fileURLToPath(new URL('./support/throw-on-signal.mjs', import.meta.url));
+const THROWER = THROW_ON_SIGNAL;
 const homes: string[] = [];
 
 afterEach(async () => {

@@ -1,9 +1,9 @@
 /**
  * Fuzzing a real `tuttid` process: more than 10,000 hostile requests (seeded, printed,
  * reproducible with TUTTI_FUZZ_SEED) against the loopback MCP endpoint and the control
- * API over keep-alive sockets, 16 at a time. Every answer must follow the rules in
- * support/answer-rules.ts, and the daemon must still serve afterwards. Then every log
- * line, answer body and CLI output is searched for tokens and credentials.
+ * API over keep-alive sockets, 16 at a time. Every answer must follow the rules in the
+ * kit's reliability/answer-rules.ts, and the daemon must still serve afterwards. Then
+ * every log line, answer body and CLI output is searched for tokens and credentials.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
@@ -13,17 +13,22 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import ConnectorAvailable from '../../cli/src/commands/connector/available.js';
 import { DEFAULT_BODY_LIMIT } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
-import { controlAnswerProblem, mcpAnswerProblem } from './support/answer-rules.js';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
+import { controlAnswerProblem, mcpAnswerProblem } from '@tutti/test-kit/reliability/answer-rules';
 import {
   controlRequests,
   type HostileRequest,
   mcpRequests,
   validMcpRequests,
-} from './support/hostile-requests.js';
-import { keepAliveAgent, mapLimit, type RawAnswer, send } from './support/raw-http.js';
-import { exchange } from './support/raw-socket.js';
+} from '@tutti/test-kit/reliability/hostile-requests';
+import {
+  keepAliveAgent,
+  mapLimit,
+  type RawAnswer,
+  send,
+} from '@tutti/test-kit/reliability/raw-http';
+import { exchange } from '@tutti/test-kit/reliability/raw-socket';
 
 // A fixed default seed keeps `npm test` reproducible; set TUTTI_FUZZ_SEED (any integer) to
 // explore other inputs.

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { UpstreamClient, UpstreamTool } from '../../contracts/index.js';
-import { createProcessSupervisor } from '../../process/index.js';
-import { openStdioUpstream } from '../../upstream/index.js';
+import type { UpstreamClient, UpstreamTool } from '../contracts/index.js';
+import { createProcessSupervisor } from '../process/index.js';
+import { openStdioUpstream } from '../upstream/index.js';
 
 /** A connected stdio upstream. */
 export interface StdioUpstream extends UpstreamClient {

@@ -11,9 +11,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { writeRelease } from './releases.js';
+import { cleanUp } from './temp-dirs.js';
 import type { AgentSessionInfo } from '@tutti/core';
-import { startToolServer, type ToolServer } from '../fixtures/agents/tool-server.js';
+import { startToolServer, type ToolServer } from './tool-server.js';
 import {
   AGENT_POLL,
   type AgentDaemon,

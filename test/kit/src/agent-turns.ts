@@ -6,12 +6,11 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AgentDaemon } from './agent-daemon.js';
+import { NODE_BIN_DIR, TUTTI_AGENT_BIN as TUTTI_AGENT } from './paths.js';
 import type { ModelReply, ModelRequest, ModelScript, ScriptedModel } from './scripted-model.js';
 
-const BIN = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
-const TUTTI_AGENT = fileURLToPath(new URL('../fixtures/agents/tutti-agent', import.meta.url));
+const BIN = `${NODE_BIN_DIR}/`;
 
 /** One event of a turn, as the turn API answers it. */
 export interface TurnEvent {

@@ -7,10 +7,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
 import type { AgentSessionInfo } from '@tutti/core';
-import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
-import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
+import { type AgentTestEnv, createAgentTestEnv } from './agent-env.js';
+import { NODE_BIN_DIR } from './paths.js';
 import { isProcessGroupAlive as groupHasLiveMember, openStore } from '@tutti/core/internal';
-import { writeRelease } from '@tutti/core/testing';
+import { writeRelease } from './releases.js';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */

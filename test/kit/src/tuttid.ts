@@ -1,40 +1,96 @@
 /**
- * Test harness for a real `tuttid` process (run from sources): start it on a home, wait for
- * its ready line (servers listening) or its settled line (connectors up), call its control
- * API, and stop or kill it. Every process it starts is
- * killed in {@link stopAll}.
+ * A real `tuttid` process for tests (run from sources) and benches (the built bin): start
+ * it on a home, read its `--json` ready line (servers listening) and settled line
+ * (connectors up), call its control API, and stop or kill it. Every process
+ * {@link launchTuttid} starts is stopped by {@link stopAll}.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type { ReadyLine, SettledLine } from '@tutti/cli/tuttid';
+import { REPO_ROOT as ROOT, TS_LOADER, TUTTID_BIN as BIN, TUTTID_FROM_SOURCE } from './paths.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const LOADER = join(ROOT, 'test/fixtures/upstream/ts-loader.mjs');
-const ENTRY = join(ROOT, 'test/support/tuttid-from-source.mjs');
-/** The built `tuttid` bin, as a person runs it (`npm test` builds it first). */
-const BIN = join(ROOT, 'cli/bin/tuttid.js');
+export type { ReadyLine, SettledLine };
 
-/** The daemon's `--json` ready line. */
-export interface ReadyLine {
-  event: 'ready';
-  pid: number;
-  home: string;
-  controlUrl: string;
-  mcpUrl: string;
-  /** The dashboard's one-time login link. */
-  dashboardLogin: string;
-  connectors: { key: string; state: string; toolCount: number }[];
+/** One answer of the control API: its status and its body (JSON, or text for metrics). */
+export interface ControlAnswer {
+  readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are JSON checked by each test's assertions
+  readonly body: any;
+}
+
+/** A request to a daemon's control API with its control token. */
+export type ControlClient = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<ControlAnswer>;
+
+/** The control token of the daemon running on `home` (from `<home>/run/daemon.json`). */
+export async function readControlToken(home: string): Promise<string> {
+  const info = JSON.parse(await readFile(join(home, 'run', 'daemon.json'), 'utf8')) as {
+    controlToken: string;
+  };
+  return info.controlToken;
+}
+
+/** A client of the control API at `controlUrl` that sends `token`. */
+export function controlClient(controlUrl: string, token: string): ControlClient {
+  return async (method, path, body) => {
+    const response = await fetch(`${controlUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Metrics are plain text.
+    }
+    return { status: response.status, body: parsed };
+  };
+}
+
+/** What a daemon printed on stdout, read line by line. */
+export interface TuttidLines {
+  /** Resolves with the ready line, or with undefined when the process exits before one. */
+  readonly ready: Promise<ReadyLine | undefined>;
+  /** Resolves with the settled line, or with undefined when the process exits before one. */
+  readonly settled: Promise<SettledLine | undefined>;
+  /** Everything printed on stdout so far. */
+  readonly stdout: () => string;
 }
 
 /**
- * The daemon's `--json` settled line, printed once every connector installed at start
- * made its first attempt (the ready line comes before, as soon as the servers listen).
+ * Reads `child`'s stdout for the `--json` ready and settled lines; both resolve with
+ * undefined once `exited` resolves without them.
  */
-export interface SettledLine {
-  event: 'settled';
-  connectors: { key: string; state: string; toolCount: number }[];
+export function readTuttidLines(child: ChildProcess, exited: Promise<unknown>): TuttidLines {
+  let out = '';
+  let onReady!: (line: ReadyLine | undefined) => void;
+  let onSettled!: (line: SettledLine | undefined) => void;
+  const ready = new Promise<ReadyLine | undefined>((resolve) => {
+    onReady = resolve;
+  });
+  const settled = new Promise<SettledLine | undefined>((resolve) => {
+    onSettled = resolve;
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    out += `${line}\n`;
+    if (line.startsWith('{"event":"ready"')) onReady(JSON.parse(line) as ReadyLine);
+    if (line.startsWith('{"event":"settled"')) onSettled(JSON.parse(line) as SettledLine);
+  });
+  void exited.then(() => {
+    onReady(undefined);
+    onSettled(undefined);
+  });
+  return { ready, settled, stdout: () => out };
 }
 
 /** A running daemon process. */
@@ -46,8 +102,7 @@ export interface TuttidProcess {
   readonly stderr: () => string;
   readonly stdout: () => string;
   /** Calls the control API with the daemon's control token. */
-  // biome-ignore lint/suspicious/noExplicitAny: answers are JSON checked by each test's assertions
-  control(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  readonly control: ControlClient;
   /** Resolves with the exit code or signal once the process ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The control token (for clients the harness does not wrap, e.g. the event stream). */
@@ -91,8 +146,8 @@ export function launchTuttid(
       '-C',
       'tutti-source',
       '--import',
-      LOADER,
-      ENTRY,
+      TS_LOADER,
+      TUTTID_FROM_SOURCE,
       '--home',
       home,
       ...(json ? ['--json'] : []),
@@ -101,7 +156,6 @@ export function launchTuttid(
     { cwd: ROOT, env: { ...process.env, TUTTI_HOME: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   started.push(child);
-  let out = '';
   let err = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     err += chunk.toString();
@@ -109,24 +163,8 @@ export function launchTuttid(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  let onReady!: (line: ReadyLine | undefined) => void;
-  let onSettled!: (line: SettledLine | undefined) => void;
-  const ready = new Promise<ReadyLine | undefined>((resolve) => {
-    onReady = resolve;
-  });
-  const settled = new Promise<SettledLine | undefined>((resolve) => {
-    onSettled = resolve;
-  });
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    out += `${line}\n`;
-    if (line.startsWith('{"event":"ready"')) onReady(JSON.parse(line) as ReadyLine);
-    if (line.startsWith('{"event":"settled"')) onSettled(JSON.parse(line) as SettledLine);
-  });
-  void exited.then(() => {
-    onReady(undefined);
-    onSettled(undefined);
-  });
-  return { child, stderr: () => err, stdout: () => out, exited, ready, settled };
+  const { ready, settled, stdout } = readTuttidLines(child, exited);
+  return { child, stderr: () => err, stdout, exited, ready, settled };
 }
 
 /**
@@ -155,35 +193,16 @@ export async function attachTuttid(
   launched: LaunchedTuttid,
   ready: ReadyLine,
 ): Promise<TuttidProcess> {
-  const info = JSON.parse(await readFile(join(home, 'run', 'daemon.json'), 'utf8')) as {
-    controlToken: string;
-  };
+  const controlToken = await readControlToken(home);
   return {
     child: launched.child,
     ready,
     settled: launched.settled,
-    controlToken: info.controlToken,
+    controlToken,
     stderr: launched.stderr,
     stdout: launched.stdout,
     exited: launched.exited,
-    async control(method, path, body) {
-      const response = await fetch(`${ready.controlUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${info.controlToken}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // Metrics are plain text.
-      }
-      return { status: response.status, body: parsed };
-    },
+    control: controlClient(ready.controlUrl, controlToken),
   };
 }
 

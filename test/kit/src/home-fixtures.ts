@@ -1,17 +1,14 @@
 /**
- * Test helpers for the home's layout: copies of the homes kept in `test/fixtures/homes/`
+ * The home's layout in tests: copies of the homes kept in the kit's `fixtures/homes/`
  * (each made by an earlier release's own daemon) with the modes git does not keep put
  * back, what that daemon served from each, and a snapshot of a home's files to tell
- * whether anything changed. Imported by tests only.
+ * whether anything changed.
  */
 import { createHash } from 'node:crypto';
 import { chmod, cp, lstat, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { tempDir } from '../store-test-support.js';
-
-/** Folder of the home fixtures, one `v<version>/` per layout version. */
-const HOMES = fileURLToPath(new URL('../../../../test/fixtures/homes/', import.meta.url));
+import { HOME_FIXTURES as HOMES } from './paths.js';
+import { tempDir } from './temp-dirs.js';
 
 interface EntryMode {
   readonly type: 'dir' | 'file';

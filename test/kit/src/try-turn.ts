@@ -12,14 +12,13 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { NODE_BIN_DIR as NODE_BIN } from './paths.js';
 import { callConnectorTool, scriptedClaudeEnv, scriptedCodexConfig } from './agent-turns.js';
 import { type ScriptedModel, startScriptedModel } from './scripted-model.js';
 import { attachTuttid, type LaunchedTuttid, launchTuttid, type TuttidProcess } from './tuttid.js';
 
 const AGENTS = ['codex', 'claude-sdk'] as const;
 type Agent = (typeof AGENTS)[number];
-const NODE_BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
 const TOOL = 'notes_add_note';
 
 const say = (text: string) => process.stdout.write(`try-turn: ${text}\n`);

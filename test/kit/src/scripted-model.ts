@@ -4,7 +4,9 @@
  * Responses (`/v1/responses`), OpenAI Chat Completions (`/v1/chat/completions`), all
  * streaming, and the Gemini API (`/v1beta/models/<model>:streamGenerateContent`,
  * `:generateContent`, `:countTokens`), and answers each request from the test's script:
- * call a tool with these arguments, or answer with a text. A Gemini request that asks for
+ * call a tool with these arguments, or answer with a text (in one delta, or paced: several
+ * deltas some milliseconds apart, as {@link pacedScript} answers for the turn bench). A
+ * Gemini request that asks for
  * JSON under a schema (Gemini CLI's own routing and next-speaker checks) is answered by the
  * model itself with the smallest object the schema allows (first enum values), not by the
  * script. Every request is recorded as received, so a test can read what the agent sent
@@ -41,6 +43,8 @@ export interface ModelRequest {
 /** What the model answers. */
 export type ModelReply =
   | { readonly text: string }
+  /** A text streamed as these deltas, `gapMs` apart (Gemini gets them joined, in one chunk). */
+  | { readonly deltas: readonly string[]; readonly gapMs?: number }
   | { readonly toolCall: { readonly name: string; readonly arguments: Record<string, unknown> } }
   /** The model API refuses the request: this HTTP status and the API's own error body. */
   | { readonly httpError: number };
@@ -126,15 +130,15 @@ export async function startScriptedModel(initial?: ModelScript): Promise<Scripte
       const reply = schema ? { text: JSON.stringify(smallest(schema)) } : await script(request);
       if ('httpError' in reply)
         return httpError(res, reply.httpError, errorBody(api, reply.httpError));
-      return geminiReply(res, reply, path.includes(':streamGenerateContent'));
+      const whole = 'deltas' in reply ? { text: reply.deltas.join('') } : reply;
+      return geminiReply(res, whole, path.includes(':streamGenerateContent'));
     }
     const reply = await script(request);
     if ('httpError' in reply)
       return httpError(res, reply.httpError, errorBody(api, reply.httpError));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    if (api === 'anthropic') anthropic(res, reply, ids);
-    else if (api === 'responses') responses(res, reply, ids);
-    else chat(res, reply, ids);
+    const stream = api === 'anthropic' ? anthropic : api === 'responses' ? responses : chat;
+    await stream(res, reply, ids);
     res.end();
   }
 
@@ -296,7 +300,24 @@ function sse(res: ServerResponse, event: string | undefined, data: unknown): voi
   res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
 }
 
-function anthropic(res: ServerResponse, reply: StreamedReply, id: number): void {
+/** A text reply as its deltas and the pause between two of them. */
+type TextReply = { readonly deltas: readonly string[]; readonly gapMs: number };
+
+/** `reply` as deltas when it is a text (one delta, no pause, unless paced), else undefined. */
+function textReply(reply: StreamedReply): TextReply | undefined {
+  if ('deltas' in reply) return { deltas: reply.deltas, gapMs: reply.gapMs ?? 0 };
+  return 'text' in reply ? { deltas: [reply.text], gapMs: 0 } : undefined;
+}
+
+/** Writes each delta through `write`, `gapMs` apart. */
+async function paced({ deltas, gapMs }: TextReply, write: (delta: string) => void) {
+  for (const [k, delta] of deltas.entries()) {
+    if (k > 0 && gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    write(delta);
+  }
+}
+
+async function anthropic(res: ServerResponse, reply: StreamedReply, id: number): Promise<void> {
   const usage = { input_tokens: 10, output_tokens: 5 };
   sse(res, 'message_start', {
     type: 'message_start',
@@ -311,19 +332,22 @@ function anthropic(res: ServerResponse, reply: StreamedReply, id: number): void 
       usage,
     },
   });
-  if ('text' in reply) {
+  const text = textReply(reply);
+  if (text) {
     sse(res, 'content_block_start', {
       type: 'content_block_start',
       index: 0,
       content_block: { type: 'text', text: '' },
     });
-    sse(res, 'content_block_delta', {
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'text_delta', text: reply.text },
-    });
+    await paced(text, (delta) =>
+      sse(res, 'content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text: delta },
+      }),
+    );
     sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
-  } else {
+  } else if ('toolCall' in reply) {
     sse(res, 'content_block_start', {
       type: 'content_block_start',
       index: 0,
@@ -338,48 +362,52 @@ function anthropic(res: ServerResponse, reply: StreamedReply, id: number): void 
   }
   sse(res, 'message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: 'text' in reply ? 'end_turn' : 'tool_use', stop_sequence: null },
+    delta: { stop_reason: text ? 'end_turn' : 'tool_use', stop_sequence: null },
     usage: { output_tokens: 5 },
   });
   sse(res, 'message_stop', { type: 'message_stop' });
 }
 
-function responses(res: ServerResponse, reply: StreamedReply, id: number): void {
+async function responses(res: ServerResponse, reply: StreamedReply, id: number): Promise<void> {
   const response = { id: `resp_${id}`, object: 'response', status: 'in_progress', output: [] };
   sse(res, 'response.created', { type: 'response.created', response });
   let item: Record<string, unknown>;
-  if ('text' in reply) {
+  const text = textReply(reply);
+  if (text) {
     item = {
       type: 'message',
       role: 'assistant',
       id: `msg_${id}`,
       status: 'completed',
-      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+      content: [{ type: 'output_text', text: text.deltas.join(''), annotations: [] }],
     };
     sse(res, 'response.output_item.added', {
       type: 'response.output_item.added',
       output_index: 0,
       item: { ...item, status: 'in_progress', content: [] },
     });
-    sse(res, 'response.output_text.delta', {
-      type: 'response.output_text.delta',
-      item_id: `msg_${id}`,
-      output_index: 0,
-      content_index: 0,
-      delta: reply.text,
-    });
+    await paced(text, (delta) =>
+      sse(res, 'response.output_text.delta', {
+        type: 'response.output_text.delta',
+        item_id: `msg_${id}`,
+        output_index: 0,
+        content_index: 0,
+        delta,
+      }),
+    );
   } else {
+    const { toolCall } = reply as Extract<StreamedReply, { toolCall: unknown }>;
     // Responses namespace tools: the call names the inner tool and carries the namespace.
-    const [namespace, name] = reply.toolCall.name.includes('/')
-      ? reply.toolCall.name.split('/')
-      : [undefined, reply.toolCall.name];
+    const [namespace, name] = toolCall.name.includes('/')
+      ? toolCall.name.split('/')
+      : [undefined, toolCall.name];
     item = {
       type: 'function_call',
       id: `fc_${id}`,
       call_id: `call_${id}`,
       name,
       ...(namespace ? { namespace } : {}),
-      arguments: JSON.stringify(reply.toolCall.arguments),
+      arguments: JSON.stringify(toolCall.arguments),
       status: 'completed',
     };
     sse(res, 'response.output_item.added', {
@@ -404,7 +432,7 @@ function responses(res: ServerResponse, reply: StreamedReply, id: number): void 
   });
 }
 
-function chat(res: ServerResponse, reply: StreamedReply, id: number): void {
+async function chat(res: ServerResponse, reply: StreamedReply, id: number): Promise<void> {
   const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
     id: `chatcmpl-${id}`,
     object: 'chat.completion.chunk',
@@ -412,10 +440,14 @@ function chat(res: ServerResponse, reply: StreamedReply, id: number): void {
     model: 'scripted-model',
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
-  if ('text' in reply) {
-    sse(res, undefined, chunk({ role: 'assistant', content: reply.text }, null));
+  const text = textReply(reply);
+  if (text) {
+    await paced(text, (content) =>
+      sse(res, undefined, chunk({ role: 'assistant', content }, null)),
+    );
     sse(res, undefined, chunk({}, 'stop'));
   } else {
+    const { toolCall } = reply as Extract<StreamedReply, { toolCall: unknown }>;
     sse(
       res,
       undefined,
@@ -428,8 +460,8 @@ function chat(res: ServerResponse, reply: StreamedReply, id: number): void {
               id: `call_${id}`,
               type: 'function',
               function: {
-                name: reply.toolCall.name,
-                arguments: JSON.stringify(reply.toolCall.arguments),
+                name: toolCall.name,
+                arguments: JSON.stringify(toolCall.arguments),
               },
             },
           ],
@@ -462,5 +494,26 @@ export function callToolThenAnswer(
     if (seen > 0) return { text: `The tool said: ${request.turnToolResults[seen - 1]}` };
     const name = tool(request);
     return name ? { toolCall: { name, arguments: args } } : { text: 'no such tool offered' };
+  };
+}
+
+/** The delta texts of a paced turn whose prompt holds the marker of `id`: `[[e:<id>:<k>]] `. */
+export function deltaTexts(id: string, deltas: number): string[] {
+  return Array.from({ length: deltas }, (_, k) => `[[e:${id}:${String(k).padStart(2, '0')}]] `);
+}
+
+/**
+ * The paced mode of the turn bench: a prompt carries a marker `[[p:<id>]]`, and the model
+ * answers the conversation's last one with {@link deltaTexts} (`deltas` of them, `gapMs`
+ * apart), so each reaches the client as its own event and every event can be matched to
+ * its delta. A request that offers no tools or holds no marker (a title request) gets a
+ * short title.
+ */
+export function pacedScript({ deltas = 20, gapMs = 10 } = {}): ModelScript {
+  return (request) => {
+    const ids = [...JSON.stringify(request.body).matchAll(/\[\[p:([\w-]+)\]\]/g)];
+    const id = ids.at(-1)?.[1];
+    if (!id || request.tools.length === 0) return { text: 'Bench title' };
+    return { deltas: deltaTexts(id, deltas), gapMs };
   };
 }

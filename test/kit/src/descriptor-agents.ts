@@ -7,7 +7,7 @@
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ToolServer } from '../fixtures/agents/tool-server.js';
+import type { ToolServer } from './tool-server.js';
 import type { AgentDaemon } from './agent-daemon.js';
 import { turnAgents } from './agent-turns.js';
 import type { ScriptedModel } from './scripted-model.js';
