@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeRelease, cleanUp, THROW_ON_SIGNAL } from '@tutti/test-kit';
 import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
-import { descendantsOf, survivors } from '@tutti/test-kit/reliability/proc-tree';
+import { descendantsOf, survivors } from '@tutti/test-kit/proc-tree';
 
 const THROWER = THROW_ON_SIGNAL;
 const homes: string[] = [];

@@ -13,7 +13,7 @@ import {
   startTestDaemon,
   type TestDaemon,
 } from '@tutti/test-kit/reliability/in-process-daemon';
-import { descendantsOf, survivors } from '@tutti/test-kit/reliability/proc-tree';
+import { descendantsOf, survivors } from '@tutti/test-kit/proc-tree';
 import { keepAliveAgent, type RawAnswer, send } from '@tutti/test-kit/reliability/raw-http';
 
 const ROUNDS = 100;

@@ -35,8 +35,15 @@ export async function readControlToken(home: string): Promise<string> {
   return info.controlToken;
 }
 
-/** A client of the control API at `controlUrl` that sends `token`. */
-export function controlClient(controlUrl: string, token: string): ControlClient {
+/**
+ * A client of the control API at `controlUrl` that sends `token`; with `timeoutMs`, a
+ * request that takes longer rejects.
+ */
+export function controlClient(
+  controlUrl: string,
+  token: string,
+  { timeoutMs }: { timeoutMs?: number } = {},
+): ControlClient {
   return async (method, path, body) => {
     const response = await fetch(`${controlUrl}${path}`, {
       method,
@@ -45,6 +52,7 @@ export function controlClient(controlUrl: string, token: string): ControlClient 
         ...(body !== undefined && { 'content-type': 'application/json' }),
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
+      ...(timeoutMs !== undefined && { signal: AbortSignal.timeout(timeoutMs) }),
     });
     const text = await response.text();
     let parsed: unknown = text;
