@@ -57,7 +57,7 @@ describe('agent descriptors through tuttid', () => {
     await agents.install(
       await writeRelease({ key: 'first', serverArgs: [], skills: { 'first-notes': SKILL } }),
     );
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();
@@ -186,5 +186,5 @@ describe('agent descriptors through tuttid', () => {
       received.find((line) => line.message?.method === 'session/new')?.message.params.mcpServers,
     ).toMatchObject([{ type: 'http', name: 'connector', url: agents.daemon.ready.mcpUrl }]);
     expect((await agents.daemon.control('DELETE', `/v1/sessions/${info.id}`)).status).toBe(200);
-  }, 60_000);
+  });
 });

@@ -26,7 +26,7 @@ describe('errors a person can act on', () => {
     agents = await startAgentDaemon();
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     bodies = await turnAgents(agents, model);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive, isProcessRunning } from '@tutti/core/internal';
-import { writeRelease, cleanUp, FIXTURES, CODEX_BIN } from '@tutti/test-kit';
+import { writeRelease, cleanUp, FIXTURES, CODEX_BIN, WAIT } from '@tutti/test-kit';
 import { type AgentDaemon, bearerTokens, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import { runTurn } from '@tutti/test-kit/agent-turns';
 
@@ -97,7 +97,7 @@ describe('agent faults through tuttid', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     calling = false;
@@ -112,9 +112,7 @@ describe('agent faults through tuttid', () => {
    * why, and its stderr; it is then closed. Returns the same shape as an error answer.
    */
   const endedSession = async (id: string) => {
-    await expect
-      .poll(async () => (await agents.session(id))?.status, { timeout: 10_000 })
-      .toBe('exited');
+    await expect.poll(async () => (await agents.session(id))?.status, WAIT).toBe('exited');
     const session = await agents.session(id);
     expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
     return {
@@ -157,7 +155,6 @@ describe('agent faults through tuttid', () => {
           'ws-healthy',
         ]);
       },
-      30_000,
     );
 
     it('lists a session whose agent ended later as exited, with its exit code and last stderr lines', async () => {
@@ -171,9 +168,7 @@ describe('agent faults through tuttid', () => {
       });
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       const id = answer.body.session.id as string;
-      await expect
-        .poll(async () => (await agents.session(id))?.status, { timeout: 10_000 })
-        .toBe('exited');
+      await expect.poll(async () => (await agents.session(id))?.status, WAIT).toBe('exited');
       const session = await agents.session(id);
       expect(session).toMatchObject({
         exit: { code: 4, signal: null, description: 'exit code 4' },
@@ -183,7 +178,7 @@ describe('agent faults through tuttid', () => {
       expect(session!.exit!.stderr.join('\n')).not.toContain('sk-test-');
       const closed = await agents.daemon.control('DELETE', `/v1/sessions/${id}`);
       expect(closed.status).toBe(200);
-    }, 30_000);
+    });
   });
 
   /** Faults of an agent whose session started fine: the daemon notices them on its own. */
@@ -207,7 +202,7 @@ describe('agent faults through tuttid', () => {
       const pids = (await readFile(record, 'utf8')).split('\n').filter(Boolean).map(Number);
       expect(pids.length).toBeGreaterThan(0);
       for (const pid of pids) {
-        await expect.poll(() => isProcessGroupAlive(pid), { timeout: 10_000 }).toBe(false);
+        await expect.poll(() => isProcessGroupAlive(pid), WAIT).toBe(false);
       }
     };
 
@@ -215,16 +210,13 @@ describe('agent faults through tuttid', () => {
       'ends the session of an agent that starts "%s" with the reason, and leaves no process',
       async (fault) => {
         const { id, record } = await open(fault);
-        await expect
-          .poll(async () => (await agents.session(id))?.status, { timeout: 15_000 })
-          .toBe('exited');
+        await expect.poll(async () => (await agents.session(id))?.status, WAIT).toBe('exited');
         const session = await agents.session(id);
         expect(session!.reason).toBeTruthy();
         expect(JSON.stringify(session)).not.toContain('sk-test-');
         await noProcessLeft(record);
         expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
       },
-      30_000,
     );
 
     it('answers a turn of an agent that closed its stdin after a healthy start, and stays up', async () => {
@@ -242,7 +234,7 @@ describe('agent faults through tuttid', () => {
       expect(text).not.toContain('sk-test-');
       expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
       await noProcessLeft(record);
-    }, 30_000);
+    });
   });
 
   it('answers the provider whose agent is /bin/false, or whose node is not on PATH, and stays up', async () => {
@@ -270,7 +262,7 @@ describe('agent faults through tuttid', () => {
     expect(nodeless.body.error.message).toContain('exit code 127');
     expect(nodeless.body.error.message).toContain('node');
     expect(agents.daemon.child.exitCode).toBeNull();
-  }, 30_000);
+  });
 
   it('kept serving the healthy session and its tool calls through every fault', async () => {
     await callTool();

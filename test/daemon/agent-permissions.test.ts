@@ -48,7 +48,7 @@ describe('every agent asks the daemon before its own tools run', () => {
       join(cwd, '.codex', 'rules', 'default.rules'),
       'prefix_rule(pattern=["touch"], decision="allow")\n',
     );
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();

@@ -26,7 +26,7 @@ describe('connector skills and guidance in the agents own mechanisms', () => {
       await writeRelease({ key: 'first', serverArgs: [], skills: { 'notes-style': SKILL } }),
     );
     bodies = await turnAgents(agents, model);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp, FIXTURES } from '@tutti/test-kit';
+import { writeRelease, cleanUp, FIXTURES, WAIT } from '@tutti/test-kit';
 import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import {
   callConnectorTool,
@@ -35,7 +35,7 @@ describe('turn control through tuttid', () => {
     });
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     bodies = await turnAgents(agents, model);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();
@@ -108,12 +108,12 @@ describe('turn control through tuttid', () => {
           event.status === 'in_progress',
       );
       // The call is announced before it is allowed and runs: cancel once the upstream has it.
-      await expect.poll(async () => (await counts()).sleeping, { timeout: 30_000 }).toBe(1);
+      await expect.poll(async () => (await counts()).sleeping, WAIT).toBe(1);
       const cancel = await agents.daemon.control('POST', `/v1/sessions/${info.id}/turns/cancel`);
       expect(cancel.body).toEqual({ cancelled: true });
       const events = await turn.ended;
       expect(events.at(-1)).toEqual({ type: 'end', stopReason: 'cancelled' });
-      await expect.poll(cancelled, { timeout: 10_000 }).toBeGreaterThan(cancelledBefore);
+      await expect.poll(cancelled, WAIT).toBeGreaterThan(cancelledBefore);
 
       model.script(callConnectorTool('first_echo', { text: 'after the cancel' }));
       const next = await runTurn(agents, info.id, 'Echo again.');
@@ -211,10 +211,8 @@ describe('turn control through tuttid', () => {
     expect(error.message).toContain('"acp"');
     expect(error.message).toContain('giving up in the middle of a turn');
     expect(events.at(-1)).toEqual({ type: 'end', stopReason: 'error' });
-    await expect
-      .poll(async () => (await agents.session(info.id))?.status, { timeout: 10_000 })
-      .toBe('exited');
+    await expect.poll(async () => (await agents.session(info.id))?.status, WAIT).toBe('exited');
     expect((await agents.daemon.control('GET', '/v1/sessions')).status).toBe(200);
     expect(join(agents.daemon.ready.home)).toBeTruthy();
-  }, 60_000);
+  });
 });

@@ -49,5 +49,5 @@ describe('connector events', () => {
     } finally {
       events.close();
     }
-  }, 60_000);
+  });
 });

@@ -4,7 +4,7 @@
  * session it belongs to; that session is ended; the daemon and every other session stay up.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, FIXTURES } from '@tutti/test-kit';
+import { cleanUp, FIXTURES, WAIT } from '@tutti/test-kit';
 import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 
 const SCRIPTED_ACP = `${FIXTURES}acp/scripted-agent.mjs`;
@@ -57,9 +57,7 @@ describe('errors that escape a session', () => {
       cwd: agents.agentEnv.cwd,
       env: agents.env,
     });
-    await expect
-      .poll(async () => (await agents!.session(leaky.id))?.status, { timeout: 10_000 })
-      .toBe('exited');
+    await expect.poll(async () => (await agents!.session(leaky.id))?.status, WAIT).toBe('exited');
     expect(await agents.session(leaky.id)).toMatchObject({
       reason: 'an internal error ended it: leaky provider bug',
     });
@@ -70,5 +68,5 @@ describe('errors that escape a session', () => {
     expect(log).toContain(leaky.id);
     expect(log).toContain('leaky provider bug');
     expect(log).toMatch(/at Timeout/);
-  }, 60_000);
+  });
 });

@@ -6,7 +6,7 @@
  * within its bound whatever the upstream does.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, SILENT_SERVER, writeRelease, tempHomes } from '@tutti/test-kit';
+import { cleanUp, SILENT_SERVER, writeRelease, tempHomes, WAIT } from '@tutti/test-kit';
 import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tutti-honest-state-');
@@ -108,9 +108,7 @@ describe('the state shown is the state that runs', () => {
     });
     // It fails three times in a row, then parks: it says so once and tries no more.
     await expect
-      .poll(async () => (await connector(daemon, 'memo')).runtime.parked, {
-        timeout: 30_000,
-      })
+      .poll(async () => (await connector(daemon, 'memo')).runtime.parked, WAIT)
       .toBe(true);
     loading = false;
     await Promise.all(callers);
@@ -205,5 +203,5 @@ describe('a first release that never started', () => {
     const unknown = await daemon.control('POST', '/v1/connectors/nosuch/retry');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR');
-  }, 60_000);
+  });
 });

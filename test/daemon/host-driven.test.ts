@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp, CODEX_BIN, NODE_BIN_DIR } from '@tutti/test-kit';
+import { writeRelease, cleanUp, CODEX_BIN, NODE_BIN_DIR, WAIT_BOUND_MS } from '@tutti/test-kit';
 import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import { type EventReader, openEvents } from '@tutti/test-kit/event-stream';
 import { type LineRpc, spawnLineRpc } from '@tutti/test-kit/line-rpc';
@@ -42,7 +42,7 @@ describe('host-driven sessions with the real agents', () => {
     agents = await startAgentDaemon();
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     events = await openEvents(agents.daemon);
-  }, 60_000);
+  });
 
   afterEach(async () => {
     await Promise.all(spawned.splice(0).map((rpc) => rpc.close()));
@@ -105,7 +105,7 @@ describe('host-driven sessions with the real agents', () => {
     const { sessionId } = await opencode.request<{ sessionId: string }>(
       'session/new',
       prepared.projection.params,
-      60_000,
+      WAIT_BOUND_MS,
     );
     await listedNow(prepared.session.id);
     const identified = await agents.daemon.control('PATCH', `/v1/sessions/${prepared.session.id}`, {

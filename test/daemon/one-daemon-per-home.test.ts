@@ -84,7 +84,6 @@ describe('one daemon per home', () => {
       const solo = await waitForConnector(daemon, 'solo');
       expect(upstreamsOf(home)).toEqual([solo.runtime.pid]);
     },
-    90_000,
   );
 
   it('starts over a stale lock left by a daemon killed with SIGKILL', async () => {
@@ -104,5 +103,5 @@ describe('one daemon per home', () => {
     expect(await daemonFilePid(home)).toBe(second.ready.pid);
     const solo = await waitForConnector(second, 'solo');
     expect(solo.runtime.toolCount).toBeGreaterThan(0);
-  }, 90_000);
+  });
 });

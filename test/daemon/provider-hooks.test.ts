@@ -44,7 +44,7 @@ describe('provider hooks with the real agents', () => {
       env: { AUDIT_PROVIDERS: 'opencode,codex,claude-sdk,acp', AUDIT_RECORD: record },
     });
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();
@@ -134,7 +134,7 @@ describe('provider hooks with the real agents', () => {
     });
     expect(config).toContain('project_doc_max_bytes = 12_345');
     await close(info.id);
-  }, 90_000);
+  });
 
   it('hands the tap the Claude SDK options with the binding, and Claude Code gets what it added', async () => {
     const tap = await writeStdinTap(agents.agentEnv.root, 'claude-hooks', CLAUDE);
@@ -156,7 +156,7 @@ describe('provider hooks with the real agents', () => {
     const environ = (await readFile(`/proc/${info.pid}/environ`, 'utf8')).split('\0');
     expect(environ).toContain('AUDIT_MARK=tap-added');
     await close(info.id);
-  }, 90_000);
+  });
 
   it('binds claude-agent-acp through the ACP hooks, the tap seeing its binding', async () => {
     const tap = await writeStdinTap(
@@ -179,7 +179,7 @@ describe('provider hooks with the real agents', () => {
       binding: { headers: [{ name: 'Authorization', value: `Bearer ${token}` }] },
     });
     await close(info.id);
-  }, 90_000);
+  });
 
   it.each([
     ['opencode', { launch: { args: ['acp'] } }],
@@ -210,6 +210,5 @@ describe('provider hooks with the real agents', () => {
         expect(environ.includes('AUDIT_DROP=1'), `process ${pid} still runs`).toBe(false);
       }
     },
-    60_000,
   );
 });

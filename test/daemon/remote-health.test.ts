@@ -97,5 +97,5 @@ describe('a remote server that goes away and comes back', () => {
     expect(test.daemon.runtime.status().find((status) => status.key === 'far')?.parked).toBe(
       undefined,
     );
-  }, 90_000);
+  });
 });

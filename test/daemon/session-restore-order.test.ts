@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentSessionInfo } from '@tutti/core';
-import { cleanUp, writeRelease, NODE_BIN_DIR } from '@tutti/test-kit';
+import { cleanUp, writeRelease, NODE_BIN_DIR, WAIT_BOUND_MS } from '@tutti/test-kit';
 import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
 import { runTurn, turnAgents } from '@tutti/test-kit/agent-turns';
@@ -119,7 +119,7 @@ describe('restoring the sessions of the previous daemon', () => {
 
       await writeFile(gate, '');
       const restored = await events.waitFor((event) => event.type === 'sessions.restored', {
-        timeoutMs: 60_000,
+        timeoutMs: WAIT_BOUND_MS,
       });
       expect(restored).toMatchObject({ resumed: 1, needsRestart: 0 });
       const gatedUp = events.events.find(
@@ -167,7 +167,7 @@ describe('restoring the sessions of the previous daemon', () => {
       const events = await openEvents(daemon, { since: 0 });
       try {
         const restored = await events.waitFor((event) => event.type === 'sessions.restored', {
-          timeoutMs: 60_000,
+          timeoutMs: WAIT_BOUND_MS,
         });
         expect(restored).toMatchObject({ resumed: 1, needsRestart: 0 });
       } finally {

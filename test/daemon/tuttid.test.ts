@@ -218,7 +218,7 @@ describe('tuttid', () => {
       { key: 'keep', state: 'ready', toolCount: 10 },
     ]);
     expect(await toolNames(await bindingOf(second))).toContain('keep_tool_2');
-  }, 90_000);
+  });
 
   it('comes back with the last good state when its state file was damaged', async () => {
     const home = await newHome();
@@ -232,5 +232,5 @@ describe('tuttid', () => {
     const second = await startTuttid(home);
     expect((await second.settled)?.connectors.map((c) => c.key)).toEqual(['sturdy']);
     expect(second.stderr()).toMatch(/TUTTI_ERR_STORE_STATE_RESTORED/);
-  }, 90_000);
+  });
 });

@@ -250,7 +250,7 @@ describe('dashboard access', () => {
     expect(second.ready.controlUrl).toBe(first.ready.controlUrl);
     const answer = await api(second, '/connectors', { headers: auth });
     expect(answer.status).toBe(401);
-  }, 90_000);
+  });
 
   it('gives a new login link to a holder of the control token only', async () => {
     const daemon = shared;

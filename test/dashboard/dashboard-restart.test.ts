@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES } from '@tutti/test-kit';
+import { FIXTURES, WAIT } from '@tutti/test-kit';
 import { startBrowser, type TestBrowser } from '@tutti/test-kit/browser';
 import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 const FAULTY = `${FIXTURES}agents/faulty-agent.mjs`;
-const WAIT = { timeout: 30_000 };
 
 let root: string;
 let browser: TestBrowser;
@@ -23,7 +22,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'tutti-dashboard-restart-'));
   browser = await startBrowser();
   page = await browser.context.newPage();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -32,7 +32,7 @@ beforeAll(async () => {
   const auth = await test.control('PUT', '/v1/connectors/k/credentials', { secret: CREDENTIAL });
   expect(auth.body.authReady).toBe(true);
   token = await test.sessionToken('killer');
-}, 60_000);
+});
 
 afterAll(async () => {
   agent.destroy();

@@ -91,7 +91,7 @@ beforeAll(async () => {
     cwd: tmpdir(),
   });
   token = body.runtime.mcpServers[0].headers.Authorization.slice('Bearer '.length);
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopAll();

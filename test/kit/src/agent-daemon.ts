@@ -12,6 +12,7 @@ import { NODE_BIN_DIR } from './paths.js';
 import { isProcessGroupAlive as groupHasLiveMember, openStore } from '@tutti/core/internal';
 import { writeRelease } from './releases.js';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
+import { WAIT } from './waits.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */
 export interface AgentDaemon {
@@ -189,7 +190,7 @@ export function processExists(pid: number): boolean {
  * after that SIGKILL can outlive the answer by a moment.
  */
 export async function groupEnds(pgid: number): Promise<void> {
-  await expect.poll(() => groupHasLiveMember(pgid), { timeout: 10_000, interval: 20 }).toBe(false);
+  await expect.poll(() => groupHasLiveMember(pgid), { ...WAIT, interval: 20 }).toBe(false);
 }
 
 /** Bearer tokens in the order they appear in `text` (a recorded stdin, a config file). */
@@ -202,8 +203,8 @@ export async function bearerTokensIn(path: string): Promise<string[]> {
   return bearerTokens(await readFile(path, 'utf8'));
 }
 
-/** How long a test waits for an agent to list or refresh. */
-export const AGENT_POLL = { timeout: 30_000, interval: 50 };
+/** How a test waits for an agent to list, refresh or come back: up to the kit's bound. */
+export const AGENT_POLL = WAIT;
 
 /**
  * Checks a session just started: ready and bound, listed as such, and its agent listed the

@@ -3,6 +3,7 @@
  * for the first one (from now, or from any point) that matches.
  */
 import type { TuttidProcess } from './tuttid.js';
+import { WAIT_BOUND_MS } from './waits.js';
 
 /** One event as the stream carries it. */
 export interface StreamedEvent {
@@ -76,8 +77,8 @@ export async function openEvents(
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no matching event within ${options.timeoutMs ?? 30_000} ms`));
-        }, options.timeoutMs ?? 30_000);
+          reject(new Error(`no matching event within ${options.timeoutMs ?? WAIT_BOUND_MS} ms`));
+        }, options.timeoutMs ?? WAIT_BOUND_MS);
         waiters.add(check);
         check();
       });

@@ -46,3 +46,4 @@ export {
 } from './paths.js';
 export { fixtureCopy, type ReleaseSpec, writeRelease } from './releases.js';
 export { cleanUp, type TempHomes, tempDir, tempHomes } from './temp-dirs.js';
+export { WAIT, WAIT_BOUND_MS } from './waits.js';

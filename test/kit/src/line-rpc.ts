@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { isProcessGroupAlive, signalGroup, waitForGroupExit } from '@tutti/core/internal';
+import { WAIT_BOUND_MS } from './waits.js';
 
 /** A spawned agent and its client. */
 export interface LineRpc {
@@ -51,7 +52,7 @@ export function spawnLineRpc(
     );
   return {
     child,
-    request<T>(method: string, params: unknown, timeoutMs = 30_000) {
+    request<T>(method: string, params: unknown, timeoutMs = WAIT_BOUND_MS) {
       const id = ++next;
       return new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${method}: no answer`)), timeoutMs);
