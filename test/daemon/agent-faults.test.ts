@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive, isProcessRunning } from '@tutti/core/internal';
-import { writeRelease, cleanUp, FIXTURES, CODEX_BIN, WAIT } from '@tutti/test-kit';
+import { writeRelease, cleanUp, FIXTURES, CODEX_BIN, WAIT, mcpRequest } from '@tutti/test-kit';
 import { type AgentDaemon, bearerTokens, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import { runTurn } from '@tutti/test-kit/agent-turns';
 
@@ -51,25 +51,17 @@ describe('agent faults through tuttid', () => {
   let caller: Promise<void>;
 
   const callTool = async () => {
-    const response = await fetch(agents.daemon.ready.mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${healthyToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'first_echo', arguments: { text: 'still here' } },
-      }),
+    const binding = {
+      url: agents.daemon.ready.mcpUrl,
+      headers: { authorization: `Bearer ${healthyToken}` },
+    };
+    const { status, body } = await mcpRequest(binding, 'tools/call', {
+      name: 'first_echo',
+      arguments: { text: 'still here' },
     });
-    const body = (await response.json()) as { result?: { isError?: boolean } };
     calls += 1;
-    if (response.status !== 200 || !body.result || body.result.isError) {
-      failedCalls.push(`${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+    if (status !== 200 || !body.result || body.result.isError) {
+      failedCalls.push(`${status} ${JSON.stringify(body).slice(0, 200)}`);
     }
   };
 

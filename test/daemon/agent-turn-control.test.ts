@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp, FIXTURES, WAIT } from '@tutti/test-kit';
+import { writeRelease, cleanUp, FIXTURES, WAIT, mcpRequest } from '@tutti/test-kit';
 import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import {
   callConnectorTool,
@@ -59,22 +59,11 @@ describe('turn control through tuttid', () => {
       workspaceId: 'ws-direct',
       cwd: agents.agentEnv.cwd,
     });
-    const response = await fetch(agents.daemon.ready.mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: prepared.body.runtime.mcpServers[0].headers.Authorization,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: tool, arguments: {} },
-      }),
-    });
-    const body = (await response.json()) as { result: { content: { text: string }[] } };
+    const binding = {
+      url: agents.daemon.ready.mcpUrl,
+      headers: { authorization: prepared.body.runtime.mcpServers[0].headers.Authorization },
+    };
+    const { body } = await mcpRequest(binding, 'tools/call', { name: tool, arguments: {} });
     await agents.daemon.control('DELETE', `/v1/sessions/${prepared.body.session.id}`);
     return body.result.content[0]!.text;
   }

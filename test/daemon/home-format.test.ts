@@ -20,6 +20,8 @@ import {
   servedByHomeFixture,
   FIXTURES,
   tempHomes,
+  type McpBinding,
+  mcpRequest,
 } from '@tutti/test-kit';
 import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
@@ -47,18 +49,10 @@ async function toolNames(daemon: TuttidProcess): Promise<string[]> {
     agentSessionId: 'format-1',
     cwd: tmpdir(),
   });
-  const [binding] = body.runtime.mcpServers as { url: string; headers: Record<string, string> }[];
-  const response = await fetch(binding!.url, {
-    method: 'POST',
-    headers: {
-      ...binding!.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
-  const { result } = (await response.json()) as { result: { tools: { name: string }[] } };
+  const [binding] = body.runtime.mcpServers as McpBinding[];
+  const { result } = (await mcpRequest(binding!, 'tools/list')).body as {
+    result: { tools: { name: string }[] };
+  };
   return result.tools.map((tool) => tool.name).sort();
 }
 

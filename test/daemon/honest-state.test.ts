@@ -6,7 +6,7 @@
  * within its bound whatever the upstream does.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, SILENT_SERVER, writeRelease, tempHomes, WAIT } from '@tutti/test-kit';
+import { cleanUp, SILENT_SERVER, writeRelease, tempHomes, WAIT, mcpRequest } from '@tutti/test-kit';
 import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tutti-honest-state-');
@@ -29,23 +29,12 @@ async function tokenOf(daemon: TuttidProcess, id: string): Promise<string> {
 
 /** Calls `tool` through the daemon's connector server; true when it answered a result. */
 async function call(daemon: TuttidProcess, token: string, tool: string): Promise<boolean> {
-  const response = await fetch(daemon.ready.mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: tool, arguments: { n: 1 } },
-    }),
+  const binding = { url: daemon.ready.mcpUrl, headers: { authorization: `Bearer ${token}` } };
+  const { status, body } = await mcpRequest(binding, 'tools/call', {
+    name: tool,
+    arguments: { n: 1 },
   });
-  const body = (await response.json()) as { result?: { isError?: boolean } };
-  return response.status === 200 && body.result !== undefined && body.result.isError !== true;
+  return status === 200 && body.result !== undefined && body.result.isError !== true;
 }
 
 /** The connector as `GET /v1/connectors` shows it. */

@@ -10,6 +10,7 @@ import type { AgentSessionInfo } from '@tutti/core';
 import { type AgentTestEnv, createAgentTestEnv } from './agent-env.js';
 import { NODE_BIN_DIR } from './paths.js';
 import { isProcessGroupAlive as groupHasLiveMember, openStore } from '@tutti/core/internal';
+import { mcpRequest } from './mcp-request.js';
 import { writeRelease } from './releases.js';
 import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 import { WAIT } from './waits.js';
@@ -153,18 +154,8 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
       return { version: registry.version, toolCount: registry.toolCount, names };
     },
     async listStatus(token) {
-      const response = await fetch(daemon.ready.mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-      });
-      await response.arrayBuffer();
-      return response.status;
+      const binding = { url: daemon.ready.mcpUrl, headers: { authorization: `Bearer ${token}` } };
+      return (await mcpRequest(binding, 'tools/list')).status;
     },
     async dispose() {
       await stopAll();
