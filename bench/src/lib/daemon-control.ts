@@ -3,14 +3,12 @@
  * sessions as `GET /v1/sessions` lists them, and the wait for a session's first
  * `tools/list` on the `connector` server.
  */
+import type { McpBinding } from '@tutti/test-kit';
 import { controlClient, readControlToken } from '@tutti/test-kit/tuttid';
 import type { Tuttid } from './daemon-process.js';
 
 /** The `connector` server binding of a prepared runtime. */
-export interface Binding {
-  readonly url: string;
-  readonly headers: Record<string, string>;
-}
+export type Binding = McpBinding;
 
 /** A session as `GET /v1/sessions` lists it (the fields the benches read). */
 export interface SessionInfo {

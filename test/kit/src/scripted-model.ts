@@ -6,11 +6,11 @@
  * `:generateContent`, `:countTokens`), and answers each request from the test's script:
  * call a tool with these arguments, or answer with a text (in one delta, or paced: several
  * deltas some milliseconds apart, as {@link pacedScript} answers for the turn bench). A
- * Gemini request that asks for
- * JSON under a schema (Gemini CLI's own routing and next-speaker checks) is answered by the
- * model itself with the smallest object the schema allows (first enum values), not by the
- * script. Every request is recorded as received, so a test can read what the agent sent
- * the model (earlier turns, tools offered, system prompt).
+ * Gemini request that asks for JSON under a schema (Gemini CLI's own routing and
+ * next-speaker checks) is answered by the model itself with the smallest object the schema
+ * allows (first enum values), not by the script. Every request is recorded as received, so
+ * a test can read what the agent sent the model (earlier turns, tools offered, system
+ * prompt).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
