@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
 import { createTokenService } from '@tutti/core/internal';
-import { createFakeConnector } from '@tutti/core/testing';
 import { SCRIPTED_ACP_AGENT } from '@tutti/test-kit';
+import { createFakeConnector } from '@tutti/core/testing';
 import { installAcpAgent } from '../acp-provider.js';
 import type { AcpAgentDescriptor } from '../descriptors.js';
 
