@@ -61,6 +61,9 @@ export const FAULTY_CLAUDE = at('../fixtures/agents/faulty-claude');
 /** A `tutti-agent` stand-in: `codex` reading its home from TUTTI_AGENT_HOME. */
 export const TUTTI_AGENT_BIN = at('../fixtures/agents/tutti-agent');
 
+/** A connector CLI entrypoint for the shim tests (its first argument picks a behaviour). */
+export const SHIM_TARGET = at('../fixtures/cli/shim-target.mjs');
+
 /** A plugin that records what it saw (the plugin tests' fixture). */
 export const AUDIT_PLUGIN = at('../fixtures/plugins/audit-plugin.mjs');
 
