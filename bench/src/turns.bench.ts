@@ -1,12 +1,12 @@
 /**
  * The daemon's added latency per turn, on a real `tuttid` and the real agents (opencode
  * over ACP, `codex app-server`, Claude Code through the Agent SDK), against the same agent
- * driven directly in its own protocol, rounds interleaved, with a paced loopback model in
- * its own process (`lib/paced-model.ts`: 20 text deltas 10 ms apart per turn). Each agent runs behind the
- * stamp shim (`lib/stamp-shim.ts`) both ways, which stamps, on the monotonic clock all
- * processes share, when the agent reads the prompt and when it writes each delta; the
- * clients stamp when they send the turn and when each delta's event arrives. So the
- * daemon's part splits off the agent's:
+ * driven directly in its own protocol, rounds interleaved, with the test kit's scripted
+ * model in its paced mode in its own process (`lib/paced-model-child.ts`: 20 text deltas
+ * 10 ms apart per turn). Each agent runs behind the stamp shim (`lib/stamp-shim.ts`) both
+ * ways, which stamps, on the monotonic clock all processes share, when the agent reads the
+ * prompt and when it writes each delta; the clients stamp when they send the turn and when
+ * each delta's event arrives. So the daemon's part splits off the agent's:
  *
  * - turn start: request sent -> prompt read by the agent (through the daemon: HTTP, the
  *   turn runner, the provider's write; directly: the client's write);
