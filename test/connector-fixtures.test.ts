@@ -1,18 +1,18 @@
 /**
- * The stdio fixture `test/fixtures/connectors/echo` works as installed: copied into a
+ * The stdio fixture `echo` of the kit's connectors works as installed: copied into a
  * store under a temp home, it answers a real MCP SDK v2 client, so reconcile and server
  * tests can start it from any folder.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { openStore } from '@tutti/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FIXTURES } from '@tutti/test-kit';
 
-const fixtures = fileURLToPath(new URL('./fixtures/connectors/', import.meta.url));
+const fixtures = `${FIXTURES}connectors/`;
 const cleanups: (() => Promise<void>)[] = [];
 
 afterEach(async () => {

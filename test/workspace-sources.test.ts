@@ -12,6 +12,8 @@ const ENTRIES: [string, string][] = [
   ['@tutti/provider-acp', 'providers/acp/src/index.ts'],
   ['@tutti/provider-app-server', 'providers/app-server/src/index.ts'],
   ['@tutti/provider-claude-sdk', 'providers/claude-sdk/src/index.ts'],
+  ['@tutti/test-kit', 'test/kit/src/index.ts'],
+  ['@tutti/test-kit/tuttid', 'test/kit/src/tuttid.ts'],
 ];
 
 describe('tests run against the sources', () => {

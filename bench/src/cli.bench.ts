@@ -9,11 +9,11 @@
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { REPO_ROOT, TUTTI_BIN as TUTTI } from '@tutti/test-kit';
 import { publishShim } from '@tutti/core/internal';
 import { alternate, type Samples, summary, type TimedCommand } from './lib/daemon-cli-runs.js';
 import { benchDir, homeWithReleases, writeStdioReleases } from './lib/daemon-home.js';
 import { startTuttid, type Tuttid } from './lib/daemon-process.js';
-import { CLI_DIR } from './lib/paths.js';
 import type { Row } from './types.js';
 
 type Env = Record<string, string>;
@@ -24,7 +24,8 @@ function of(samples: Map<string, Samples>, name: string): Samples {
   if (!found) throw new Error(`cli bench: no samples of ${name}`);
   return found;
 }
-const TUTTI = join(CLI_DIR, 'bin', 'tutti.js');
+
+const CLI_DIR = join(REPO_ROOT, 'cli');
 const node = process.execPath;
 
 /** Rows for a measured command against its baseline: p50 and mean, each with the ratio. */

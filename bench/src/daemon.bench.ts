@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { STDIO_SERVER } from '@tutti/test-kit';
 import { benchDir, homeWithReleases, writeStdioReleases } from './lib/daemon-home.js';
 import { procStatusKiB, pssKiB, startTuttid, type Tuttid } from './lib/daemon-process.js';
-import { STDIO_SERVER } from './lib/paths.js';
 import type { Row } from './types.js';
 import { parallelFixtureStartMs } from './lib/daemon-upstream-floor.js';
 

@@ -1,9 +1,10 @@
 /**
- * Benchmark harness: runs every `<name>.bench.ts` (built to `dist/<name>.bench.js`; or
- * those named on argv), prints one markdown table with a ratio column against each row's
- * baseline (plus a table of target checks when a bench returns some), and writes
- * `bench/out/report.json`, `bench/out/report.md` and one SVG per returned chart. Run with
- * `npm run bench` at the root (installs and builds first).
+ * Benchmark harness: runs every `<name>.bench.ts` (built to `dist/<name>.bench.js`) but the
+ * opt-in ones, or those named on argv, prints one markdown table with a ratio column
+ * against each row's baseline (plus a table of target checks when a bench returns some),
+ * and writes `bench/out/report.json`, `bench/out/report.md` and one SVG per returned chart.
+ * Run with `npm run bench` at the root (installs and builds first); `npm run bench --
+ * --help` lists the benches.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { arch, cpus, loadavg, platform } from 'node:os';
@@ -74,15 +75,43 @@ function table(rows: readonly Row[]): string {
   return lines.join('\n');
 }
 
-const wanted = new Set(process.argv.slice(2));
-const files = (await readdir(here))
+/**
+ * Benches that run only when named: `peers` compares the server with peer aggregators
+ * (mcp-proxy, supergateway) and takes the longest; the other benches measure this daemon.
+ */
+const OPT_IN: ReadonlySet<string> = new Set(['peers']);
+
+const benches = (await readdir(here))
   .filter((file) => file.endsWith('.bench.js'))
-  .filter((file) => wanted.size === 0 || wanted.has(basename(file, '.bench.js')))
+  .map((file) => basename(file, '.bench.js'))
   .sort();
-if (files.length === 0) {
-  console.error(`No benchmark matches ${[...wanted].join(', ') || '*.bench.js'}`);
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  const listed = (names: string[]) => names.map((name) => `  ${name}`).join('\n');
+  console.log(
+    [
+      'Usage: npm run bench [-- <name> ...]',
+      '',
+      'Without names, runs every bench but the opt-in ones; with names, runs those.',
+      'BENCH_QUICK=1: fewer rounds (a smoke run). See bench/README.md.',
+      '',
+      `Benches run by default:\n${listed(benches.filter((name) => !OPT_IN.has(name)))}`,
+      '',
+      `Opt-in benches (run when named):\n${listed(benches.filter((name) => OPT_IN.has(name)))}`,
+    ].join('\n'),
+  );
+  process.exit(0);
+}
+const unknown = args.filter((name) => !benches.includes(name));
+if (unknown.length > 0) {
+  console.error(`No benchmark named ${unknown.join(', ')} (npm run bench -- --help lists them)`);
   process.exit(1);
 }
+const files = (
+  args.length === 0
+    ? benches.filter((name) => !OPT_IN.has(name))
+    : benches.filter((name) => args.includes(name))
+).map((name) => `${name}.bench.js`);
 
 function targetTable(targets: readonly (Target & { bench: string })[]): string {
   const lines = [

@@ -10,18 +10,14 @@
  * runs one round.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SILENT_SERVER, UPSTREAM_FIXTURES, writeRelease } from '@tutti/test-kit';
 import { benchDir, homeWithReleases, writeStdioReleases } from './lib/daemon-home.js';
 import { cpuMs, descendants, TUTTID } from './lib/daemon-process.js';
 import { type FloorRun, parallelFixtureStart } from './lib/daemon-upstream-floor.js';
-import { REPO } from './lib/paths.js';
 import { spawnGroup } from './lib/processes.js';
 import type { BenchResult } from './types.js';
 
-/** The upstream that never answers initialize (and ignores SIGTERM). */
-const SILENT_SERVER = `${REPO}test/fixtures/upstream/silent-server.mjs`;
 /** Tools every fixture server has besides its generated `tool_<n>` ones. */
 const FIXTURE_BUILTIN_TOOLS = 8;
 const TOOLS = 50;
@@ -35,10 +31,10 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** Fixture servers live in test/fixtures/upstream; the watchdog runs from `node -e`. */
+/** Fixture servers live in the kit's fixtures/upstream; the watchdog runs from `node -e`. */
 function isFixtureServer(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('/test/fixtures/upstream/');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(UPSTREAM_FIXTURES);
   } catch {
     return false;
   }
@@ -54,18 +50,16 @@ function alive(pid: number): boolean {
 }
 
 /** A release whose server never answers `initialize`, with the default start timeout. */
-async function writeHungRelease(parent: string): Promise<string> {
-  const dir = join(parent, 'hung');
-  await mkdir(dir, { recursive: true });
-  const manifest = {
+function writeHungRelease(parent: string): Promise<string> {
+  return writeRelease({
     key: 'hung',
     name: 'Hung',
     description: 'A server that never answers initialize.',
-    version: '1.0.0',
-    mcp: { command: process.execPath, args: [SILENT_SERVER] },
-  };
-  await writeFile(join(dir, 'tutti-connector.json'), JSON.stringify(manifest, null, 2));
-  return dir;
+    command: process.execPath,
+    script: SILENT_SERVER,
+    serverArgs: [],
+    parent,
+  });
 }
 
 /** One timed start: wall time, and the CPU of the daemon and of its upstreams until then. */

@@ -13,6 +13,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NODE_BIN_DIR as BIN } from '@tutti/test-kit';
 import {
   type Control,
   controlOf,
@@ -23,7 +24,6 @@ import {
 } from './lib/daemon-control.js';
 import { writeStdioReleases } from './lib/daemon-home.js';
 import { startTuttid, type Tuttid } from './lib/daemon-process.js';
-import { ROOT_BIN as BIN } from './lib/paths.js';
 import { type Agent, agentsOf, type Projection } from './lib/session-agents.js';
 import { type DaemonStart, startRows, median, sum } from './lib/session-report.js';
 import type { BenchResult, Row, Target } from './types.js';

@@ -1,12 +1,12 @@
 /**
  * The daemon's added latency per turn, on a real `tuttid` and the real agents (opencode
  * over ACP, `codex app-server`, Claude Code through the Agent SDK), against the same agent
- * driven directly in its own protocol, rounds interleaved, with a paced loopback model in
- * its own process (`lib/paced-model.ts`: 20 text deltas 10 ms apart per turn). Each agent runs behind the
- * stamp shim (`lib/stamp-shim.ts`) both ways, which stamps, on the monotonic clock all
- * processes share, when the agent reads the prompt and when it writes each delta; the
- * clients stamp when they send the turn and when each delta's event arrives. So the
- * daemon's part splits off the agent's:
+ * driven directly in its own protocol, rounds interleaved, with the test kit's scripted
+ * model in its paced mode in its own process (`lib/paced-model-child.ts`: 20 text deltas
+ * 10 ms apart per turn). Each agent runs behind the stamp shim (`lib/stamp-shim.ts`) both
+ * ways, which stamps, on the monotonic clock all processes share, when the agent reads the
+ * prompt and when it writes each delta; the clients stamp when they send the turn and when
+ * each delta's event arrives. So the daemon's part splits off the agent's:
  *
  * - turn start: request sent -> prompt read by the agent (through the daemon: HTTP, the
  *   turn runner, the provider's write; directly: the client's write);
@@ -19,6 +19,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_BIN_DIR as BIN, REPO_ROOT } from '@tutti/test-kit';
+import { deltaTexts } from '@tutti/test-kit/scripted-model';
 import {
   type Control,
   controlOf,
@@ -34,11 +36,9 @@ import {
   directClaude,
   type DirectTurnAgent,
 } from './lib/direct-turns.js';
-import { deltaTexts } from './lib/paced-model.js';
 import { relayFloor } from './lib/relay-floor.js';
 import { daemonRows, median, quantile, turnRows } from './lib/turn-report.js';
 import { firstMessage, spawnGroup } from './lib/processes.js';
-import { ROOT_BIN as BIN, REPO } from './lib/paths.js';
 import {
   type Seen,
   type TurnTiming,
@@ -62,7 +62,7 @@ const OPENCODE_OFFLINE = {
   OPENCODE_DISABLE_SHARE: '1',
 };
 /** Claude Code's native binary, the one the SDK runs by default. */
-const CLAUDE = `${REPO}node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude`;
+const CLAUDE = `${REPO_ROOT}node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude`;
 
 /** One agent both ways: the session request through the daemon, and the direct start. */
 interface TurnAgentSetup {

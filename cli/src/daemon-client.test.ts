@@ -3,14 +3,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { isTuttiError } from '@tutti/core/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TS_LOADER as LOADER } from '@tutti/test-kit';
 import { daemonInfoPath, fetchAvailableConnectors, readDaemonInfo } from './daemon-client.js';
-
-const LOADER = fileURLToPath(
-  new URL('../../test/fixtures/upstream/ts-loader.mjs', import.meta.url),
-);
 
 let home: string;
 

@@ -13,13 +13,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RECORD_MODULES as RECORD } from '@tutti/test-kit';
 import ConnectorAvailable from './commands/connector/available.js';
 import { runWithoutOclif } from './fast-path.js';
 import { INTERFACE_ADVICE } from '@tutti/core/client';
 
 const CLI_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(CLI_ROOT, 'bin', 'tutti.js');
-const RECORD = fileURLToPath(new URL('./test-support/record-modules.mjs', import.meta.url));
 const run = promisify(execFile);
 
 const CONNECTORS = [

@@ -326,8 +326,41 @@ function banner(daemon: Daemon): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One connector as the `--json` ready and settled lines carry it. */
+export interface ConnectorLineState {
+  readonly key: string;
+  readonly state: ConnectorStatus['state'];
+  readonly toolCount: number;
+}
+
+/** The `--json` ready line: the servers listen (connectors may still be starting). */
+export interface ReadyLine {
+  readonly event: 'ready';
+  readonly pid: number;
+  readonly home: string;
+  readonly controlUrl: string;
+  readonly mcpUrl: string;
+  /** The dashboard's one-time login link. */
+  readonly dashboardLogin: string;
+  readonly connectors: readonly ConnectorLineState[];
+  /** Each plugin loaded at start (a plugin without a name has none here). */
+  readonly plugins: readonly {
+    readonly name?: string | undefined;
+    readonly status: Daemon['plugins'][number]['status'];
+  }[];
+}
+
+/**
+ * The `--json` settled line: every connector installed at start made its first attempt
+ * (printed after the ready line).
+ */
+export interface SettledLine {
+  readonly event: 'settled';
+  readonly connectors: readonly ConnectorLineState[];
+}
+
 /** The connectors' states as the JSON lines carry them. */
-function connectorStates(statuses: readonly ConnectorStatus[]) {
+function connectorStates(statuses: readonly ConnectorStatus[]): ConnectorLineState[] {
   return statuses.map(({ key, state, toolCount }) => ({ key, state, toolCount }));
 }
 
@@ -401,7 +434,7 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
   }
   announceStops(daemon, log, args.json);
   if (args.json) {
-    const ready = {
+    const ready: ReadyLine = {
       event: 'ready',
       pid: process.pid,
       home: daemon.home,
@@ -420,7 +453,7 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
     if (!statuses.length && !args.json) return;
     process.stdout.write(
       args.json
-        ? `${JSON.stringify({ event: 'settled', connectors: connectorStates(statuses) })}\n`
+        ? `${JSON.stringify({ event: 'settled', connectors: connectorStates(statuses) } satisfies SettledLine)}\n`
         : `connectors settled:\n${connectorLines(daemon, statuses).join('\n')}\n`,
     );
   });

@@ -157,5 +157,5 @@ describe('opencode over ACP against the loopback connector server', () => {
         `re-list after session/resume ${(relisted - listed).toFixed(0)} ms`,
     );
     await host.closeSession(info.id);
-  }, 90_000);
+  });
 });

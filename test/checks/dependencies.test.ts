@@ -3,7 +3,7 @@
  * without declaring it, and on one it declares without importing it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeProjects, runCheck, tempProject } from './run-check.js';
+import { removeProjects, runCheck, tempProject } from '@tutti/test-kit/run-check';
 
 afterEach(removeProjects);
 

@@ -1,6 +1,6 @@
 /** `npm run check:cycles` (part of `npm run check`) fails on any import cycle, type-only ones too. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeProjects, runCheck, tempProject } from './run-check.js';
+import { removeProjects, runCheck, tempProject } from '@tutti/test-kit/run-check';
 
 afterEach(removeProjects);
 

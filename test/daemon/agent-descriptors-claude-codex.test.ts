@@ -4,8 +4,8 @@
  * connector skill, the guidance and the user's own instructions and skill, no session file
  * left, history kept for a load, and a live refresh (see `shipped-agent-suite.ts`).
  */
-import { claudeAgentAcp, codexAcp } from '../support/descriptor-agents.js';
-import { shippedAgentSuite } from '../support/shipped-agent-suite.js';
+import { claudeAgentAcp, codexAcp } from '@tutti/test-kit/descriptor-agents';
+import { shippedAgentSuite } from '@tutti/test-kit/shipped-agent-suite';
 
 shippedAgentSuite(
   'shipped descriptors: claude-agent-acp and codex-acp',

@@ -9,9 +9,9 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { expectBoundAndListed } from '../support/agent-daemon.js';
-import { gemini, qwen } from '../support/descriptor-agents.js';
-import { shippedAgentSuite } from '../support/shipped-agent-suite.js';
+import { expectBoundAndListed } from '@tutti/test-kit/agent-daemon';
+import { gemini, qwen } from '@tutti/test-kit/descriptor-agents';
+import { shippedAgentSuite } from '@tutti/test-kit/shipped-agent-suite';
 
 /** The environment the agent process `pid` was started with. */
 async function environOf(pid: number): Promise<Record<string, string>> {

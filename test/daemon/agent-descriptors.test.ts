@@ -9,20 +9,19 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { startToolServer, type ToolServer } from '../fixtures/agents/tool-server.js';
+import { writeRelease, cleanUp, FIXTURES } from '@tutti/test-kit';
+import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
 import {
   AGENT_POLL,
   type AgentDaemon,
   expectBoundAndListed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
-import { callConnectorTool, runTurn, turnAgents } from '../support/agent-turns.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+} from '@tutti/test-kit/agent-daemon';
+import { callConnectorTool, runTurn, turnAgents } from '@tutti/test-kit/agent-turns';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
-const SCRIPTED_ACP = fileURLToPath(new URL('../fixtures/acp/scripted-agent.mjs', import.meta.url));
+const SCRIPTED_ACP = `${FIXTURES}acp/scripted-agent.mjs`;
 const SKILL =
   '---\nname: first-notes\ndescription: Take notes with the first connector (FIRSTSKILLMARK).\n---\nUse first_echo.\n';
 
@@ -58,7 +57,7 @@ describe('agent descriptors through tuttid', () => {
     await agents.install(
       await writeRelease({ key: 'first', serverArgs: [], skills: { 'first-notes': SKILL } }),
     );
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();
@@ -187,5 +186,5 @@ describe('agent descriptors through tuttid', () => {
       received.find((line) => line.message?.method === 'session/new')?.message.params.mcpServers,
     ).toMatchObject([{ type: 'http', name: 'connector', url: agents.daemon.ready.mcpUrl }]);
     expect((await agents.daemon.control('DELETE', `/v1/sessions/${info.id}`)).status).toBe(200);
-  }, 60_000);
+  });
 });

@@ -7,16 +7,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { writeRelease, cleanUp, FIXTURES } from '@tutti/test-kit';
 import {
   type AgentDaemon,
   expectBoundAndListed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
+} from '@tutti/test-kit/agent-daemon';
 
-const SCRIPTED_ACP = fileURLToPath(new URL('../fixtures/acp/scripted-agent.mjs', import.meta.url));
+const SCRIPTED_ACP = `${FIXTURES}acp/scripted-agent.mjs`;
 
 const DAEMON_ENV = {
   HTTPS_PROXY: 'http://127.0.0.1:9',
@@ -33,7 +32,7 @@ describe('agent and upstream environments under tuttid', () => {
   beforeAll(async () => {
     agents = await startAgentDaemon({ agentHome: true, env: DAEMON_ENV });
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();
@@ -49,7 +48,7 @@ describe('agent and upstream environments under tuttid', () => {
     });
     await expectBoundAndListed(agents, info, 'codex', before);
     expect((await agents.daemon.control('DELETE', `/v1/sessions/${info.id}`)).status).toBe(200);
-  }, 90_000);
+  });
 
   it("gives the agent the daemon's environment without its control variables or nesting guards, under the request's env", async () => {
     const record = join(agents.agentEnv.root, 'env.jsonl');
@@ -81,7 +80,7 @@ describe('agent and upstream environments under tuttid', () => {
     const environ = await readFile(`/proc/${info.pid}/environ`, 'utf8');
     expect(environ.split('\0')).toContain('SOME_DAEMON_SETTING=from-the-request');
     expect((await agents.daemon.control('DELETE', `/v1/sessions/${info.id}`)).status).toBe(200);
-  }, 60_000);
+  });
 
   it('hands a connector upstream the proxy, locale and temp settings and nothing else of the daemon', async () => {
     const prepared = await agents.daemon.control('POST', '/v1/sessions', {

@@ -7,12 +7,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { startToolServer, type ToolServer } from '../fixtures/agents/tool-server.js';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
-import { runTurn, turnAgents } from '../support/agent-turns.js';
-import { codexAcp, qwen } from '../support/descriptor-agents.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+import { cleanUp, writeRelease } from '@tutti/test-kit';
+import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { runTurn, turnAgents } from '@tutti/test-kit/agent-turns';
+import { codexAcp, qwen } from '@tutti/test-kit/descriptor-agents';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
 describe('errors a person can act on', () => {
   let agents: AgentDaemon;
@@ -26,7 +26,7 @@ describe('errors a person can act on', () => {
     agents = await startAgentDaemon();
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     bodies = await turnAgents(agents, model);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();

@@ -9,15 +9,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive, isProcessRunning } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { CODEX_BIN } from '../fixtures/agents/paths.js';
-import { type AgentDaemon, bearerTokens, startAgentDaemon } from '../support/agent-daemon.js';
-import { runTurn } from '../support/agent-turns.js';
+import { writeRelease, cleanUp, FIXTURES, CODEX_BIN, WAIT, mcpRequest } from '@tutti/test-kit';
+import { type AgentDaemon, bearerTokens, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { runTurn } from '@tutti/test-kit/agent-turns';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const FAULTY = join(FIXTURES, 'agents/faulty-agent.mjs');
 const FAULTY_CLAUDE = join(FIXTURES, 'agents/faulty-claude');
 const SCRIPTED_ACP = join(FIXTURES, 'acp/scripted-agent.mjs');
@@ -54,25 +51,17 @@ describe('agent faults through tuttid', () => {
   let caller: Promise<void>;
 
   const callTool = async () => {
-    const response = await fetch(agents.daemon.ready.mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${healthyToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'first_echo', arguments: { text: 'still here' } },
-      }),
+    const binding = {
+      url: agents.daemon.ready.mcpUrl,
+      headers: { authorization: `Bearer ${healthyToken}` },
+    };
+    const { status, body } = await mcpRequest(binding, 'tools/call', {
+      name: 'first_echo',
+      arguments: { text: 'still here' },
     });
-    const body = (await response.json()) as { result?: { isError?: boolean } };
     calls += 1;
-    if (response.status !== 200 || !body.result || body.result.isError) {
-      failedCalls.push(`${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+    if (status !== 200 || !body.result || body.result.isError) {
+      failedCalls.push(`${status} ${JSON.stringify(body).slice(0, 200)}`);
     }
   };
 
@@ -100,7 +89,7 @@ describe('agent faults through tuttid', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     calling = false;
@@ -115,9 +104,7 @@ describe('agent faults through tuttid', () => {
    * why, and its stderr; it is then closed. Returns the same shape as an error answer.
    */
   const endedSession = async (id: string) => {
-    await expect
-      .poll(async () => (await agents.session(id))?.status, { timeout: 10_000 })
-      .toBe('exited');
+    await expect.poll(async () => (await agents.session(id))?.status, WAIT).toBe('exited');
     const session = await agents.session(id);
     expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
     return {
@@ -160,7 +147,6 @@ describe('agent faults through tuttid', () => {
           'ws-healthy',
         ]);
       },
-      30_000,
     );
 
     it('lists a session whose agent ended later as exited, with its exit code and last stderr lines', async () => {
@@ -174,9 +160,7 @@ describe('agent faults through tuttid', () => {
       });
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       const id = answer.body.session.id as string;
-      await expect
-        .poll(async () => (await agents.session(id))?.status, { timeout: 10_000 })
-        .toBe('exited');
+      await expect.poll(async () => (await agents.session(id))?.status, WAIT).toBe('exited');
       const session = await agents.session(id);
       expect(session).toMatchObject({
         exit: { code: 4, signal: null, description: 'exit code 4' },
@@ -186,7 +170,7 @@ describe('agent faults through tuttid', () => {
       expect(session!.exit!.stderr.join('\n')).not.toContain('sk-test-');
       const closed = await agents.daemon.control('DELETE', `/v1/sessions/${id}`);
       expect(closed.status).toBe(200);
-    }, 30_000);
+    });
   });
 
   /** Faults of an agent whose session started fine: the daemon notices them on its own. */
@@ -210,7 +194,7 @@ describe('agent faults through tuttid', () => {
       const pids = (await readFile(record, 'utf8')).split('\n').filter(Boolean).map(Number);
       expect(pids.length).toBeGreaterThan(0);
       for (const pid of pids) {
-        await expect.poll(() => isProcessGroupAlive(pid), { timeout: 10_000 }).toBe(false);
+        await expect.poll(() => isProcessGroupAlive(pid), WAIT).toBe(false);
       }
     };
 
@@ -218,16 +202,13 @@ describe('agent faults through tuttid', () => {
       'ends the session of an agent that starts "%s" with the reason, and leaves no process',
       async (fault) => {
         const { id, record } = await open(fault);
-        await expect
-          .poll(async () => (await agents.session(id))?.status, { timeout: 15_000 })
-          .toBe('exited');
+        await expect.poll(async () => (await agents.session(id))?.status, WAIT).toBe('exited');
         const session = await agents.session(id);
         expect(session!.reason).toBeTruthy();
         expect(JSON.stringify(session)).not.toContain('sk-test-');
         await noProcessLeft(record);
         expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
       },
-      30_000,
     );
 
     it('answers a turn of an agent that closed its stdin after a healthy start, and stays up', async () => {
@@ -245,7 +226,7 @@ describe('agent faults through tuttid', () => {
       expect(text).not.toContain('sk-test-');
       expect((await agents.daemon.control('DELETE', `/v1/sessions/${id}`)).status).toBe(200);
       await noProcessLeft(record);
-    }, 30_000);
+    });
   });
 
   it('answers the provider whose agent is /bin/false, or whose node is not on PATH, and stays up', async () => {
@@ -273,7 +254,7 @@ describe('agent faults through tuttid', () => {
     expect(nodeless.body.error.message).toContain('exit code 127');
     expect(nodeless.body.error.message).toContain('node');
     expect(agents.daemon.child.exitCode).toBeNull();
-  }, 30_000);
+  });
 
   it('kept serving the healthy session and its tool calls through every fault', async () => {
     await callTool();

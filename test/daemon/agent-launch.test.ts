@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { type AgentTestEnv, createAgentTestEnv } from '../fixtures/agents/agent-env.js';
+import { cleanUp, writeRelease } from '@tutti/test-kit';
+import { type AgentTestEnv, createAgentTestEnv } from '@tutti/test-kit/agent-env';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TUTTID = join(ROOT, 'cli', 'bin', 'tuttid.js');

@@ -8,25 +8,25 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { startToolServer, type ToolServer } from '../fixtures/agents/tool-server.js';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { cleanUp, writeRelease } from '@tutti/test-kit';
+import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import {
   expectAllowsOnlyConnector,
   expectAsksUnderAsk,
   type PermissionCase,
   SHELL,
   type ShellTool,
-} from '../support/agent-permissions.js';
-import { turnAgents } from '../support/agent-turns.js';
+} from '@tutti/test-kit/agent-permissions';
+import { turnAgents } from '@tutti/test-kit/agent-turns';
 import {
   claudeAgentAcp,
   codexAcp,
   type DescriptorAgent,
   gemini,
   qwen,
-} from '../support/descriptor-agents.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+} from '@tutti/test-kit/descriptor-agents';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
 interface AcpCase {
   readonly provider: string;

@@ -7,17 +7,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { cleanUp, writeRelease } from '@tutti/test-kit';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import {
   expectAllowsOnlyConnector,
   expectAsksUnderAsk,
   type PermissionCase,
   SHELL,
   type ShellTool,
-} from '../support/agent-permissions.js';
-import { type TurnAgent, turnAgents } from '../support/agent-turns.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+} from '@tutti/test-kit/agent-permissions';
+import { type TurnAgent, turnAgents } from '@tutti/test-kit/agent-turns';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
 const AGENTS: readonly { agent: TurnAgent; shell: ShellTool }[] = [
   { agent: 'claude-sdk', shell: SHELL.claude },
@@ -48,7 +48,7 @@ describe('every agent asks the daemon before its own tools run', () => {
       join(cwd, '.codex', 'rules', 'default.rules'),
       'prefix_rule(pattern=["touch"], decision="allow")\n',
     );
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();

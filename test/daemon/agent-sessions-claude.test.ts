@@ -8,7 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
 import {
   type AgentDaemon,
   bearerTokensIn,
@@ -17,8 +17,8 @@ import {
   expectBoundAndListed,
   expectClosed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
-import { writeStdinTap } from '../support/agent-stdin-tap.js';
+} from '@tutti/test-kit/agent-daemon';
+import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
 
 /** The native Claude Code binary the Agent SDK runs by default on linux-x64. */
 const CLAUDE = fileURLToPath(

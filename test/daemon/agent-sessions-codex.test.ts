@@ -8,7 +8,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
 import {
   type AgentDaemon,
   bearerTokensIn,
@@ -17,7 +17,7 @@ import {
   expectBoundAndListed,
   expectClosed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
+} from '@tutti/test-kit/agent-daemon';
 
 describe('codex sessions through tuttid', () => {
   let agents: AgentDaemon | undefined;

@@ -8,8 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
+import { writeRelease, cleanUp, NODE_BIN_DIR } from '@tutti/test-kit';
 import {
   type AgentDaemon,
   bearerTokensIn,
@@ -18,8 +17,8 @@ import {
   expectBoundAndListed,
   expectClosed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
-import { writeStdinTap } from '../support/agent-stdin-tap.js';
+} from '@tutti/test-kit/agent-daemon';
+import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
 
 const OPENCODE = join(NODE_BIN_DIR, 'opencode');
 

@@ -7,19 +7,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FIXTURES } from '@tutti/test-kit';
 import {
   isProcessGroupAlive,
   isProcessRunning,
   signalGroup,
   waitForGroupExit,
 } from '@tutti/core/internal';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 
-const SCRIPTED_AGENT = fileURLToPath(
-  new URL('../fixtures/acp/scripted-agent.mjs', import.meta.url),
-);
+const SCRIPTED_AGENT = `${FIXTURES}acp/scripted-agent.mjs`;
 /** Bound for the reaper (2 s grace, then SIGKILL) to finish after the daemon died. */
 const REAP_BOUND_MS = 15_000;
 /** Each test starts a daemon and opencode (about 20 s on a busy machine). */

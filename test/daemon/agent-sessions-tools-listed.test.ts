@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '@tutti/core';
-import { writeRelease, cleanUp, tempDir } from '@tutti/core/testing';
+import { writeRelease, cleanUp, tempDir, mcpRequest } from '@tutti/test-kit';
 
 let daemon: Daemon | undefined;
 
@@ -40,18 +40,8 @@ async function tokenOf(agentSessionId: string, cwd: string): Promise<string> {
 }
 
 async function listTools(token: string): Promise<number> {
-  const response = await fetch(daemon!.mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
-  await response.arrayBuffer();
-  return response.status;
+  const binding = { url: daemon!.mcpUrl, headers: { authorization: `Bearer ${token}` } };
+  return (await mcpRequest(binding, 'tools/list')).status;
 }
 
 async function listed(id: string) {

@@ -6,10 +6,10 @@
  * request shows the connector skill's name and description and the guidance text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
-import { runTurn, type TurnAgent, turnAgents } from '../support/agent-turns.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { runTurn, type TurnAgent, turnAgents } from '@tutti/test-kit/agent-turns';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
 const SKILL =
   '---\nname: notes-style\ndescription: How to write notes with the first connector (NOTESSKILLMARK).\n---\nUse first_echo.\n';
@@ -26,7 +26,7 @@ describe('connector skills and guidance in the agents own mechanisms', () => {
       await writeRelease({ key: 'first', serverArgs: [], skills: { 'notes-style': SKILL } }),
     );
     bodies = await turnAgents(agents, model);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();

@@ -6,10 +6,9 @@
  * concurrent turn, a prompt that is not a prompt, an agent that dies in the middle).
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { writeRelease, cleanUp, FIXTURES, WAIT, mcpRequest } from '@tutti/test-kit';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import {
   callConnectorTool,
   runTurn,
@@ -17,10 +16,10 @@ import {
   type TurnAgent,
   type TurnEvent,
   turnAgents,
-} from '../support/agent-turns.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+} from '@tutti/test-kit/agent-turns';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
-const FAULTY = fileURLToPath(new URL('../fixtures/agents/faulty-agent.mjs', import.meta.url));
+const FAULTY = `${FIXTURES}agents/faulty-agent.mjs`;
 const PERMISSION_TIMEOUT_MS = 3_000;
 
 describe('turn control through tuttid', () => {
@@ -36,7 +35,7 @@ describe('turn control through tuttid', () => {
     });
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     bodies = await turnAgents(agents, model);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();
@@ -60,22 +59,11 @@ describe('turn control through tuttid', () => {
       workspaceId: 'ws-direct',
       cwd: agents.agentEnv.cwd,
     });
-    const response = await fetch(agents.daemon.ready.mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: prepared.body.runtime.mcpServers[0].headers.Authorization,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: tool, arguments: {} },
-      }),
-    });
-    const body = (await response.json()) as { result: { content: { text: string }[] } };
+    const binding = {
+      url: agents.daemon.ready.mcpUrl,
+      headers: { authorization: prepared.body.runtime.mcpServers[0].headers.Authorization },
+    };
+    const { body } = await mcpRequest(binding, 'tools/call', { name: tool, arguments: {} });
     await agents.daemon.control('DELETE', `/v1/sessions/${prepared.body.session.id}`);
     return body.result.content[0]!.text;
   }
@@ -109,12 +97,12 @@ describe('turn control through tuttid', () => {
           event.status === 'in_progress',
       );
       // The call is announced before it is allowed and runs: cancel once the upstream has it.
-      await expect.poll(async () => (await counts()).sleeping, { timeout: 30_000 }).toBe(1);
+      await expect.poll(async () => (await counts()).sleeping, WAIT).toBe(1);
       const cancel = await agents.daemon.control('POST', `/v1/sessions/${info.id}/turns/cancel`);
       expect(cancel.body).toEqual({ cancelled: true });
       const events = await turn.ended;
       expect(events.at(-1)).toEqual({ type: 'end', stopReason: 'cancelled' });
-      await expect.poll(cancelled, { timeout: 10_000 }).toBeGreaterThan(cancelledBefore);
+      await expect.poll(cancelled, WAIT).toBeGreaterThan(cancelledBefore);
 
       model.script(callConnectorTool('first_echo', { text: 'after the cancel' }));
       const next = await runTurn(agents, info.id, 'Echo again.');
@@ -212,10 +200,8 @@ describe('turn control through tuttid', () => {
     expect(error.message).toContain('"acp"');
     expect(error.message).toContain('giving up in the middle of a turn');
     expect(events.at(-1)).toEqual({ type: 'end', stopReason: 'error' });
-    await expect
-      .poll(async () => (await agents.session(info.id))?.status, { timeout: 10_000 })
-      .toBe('exited');
+    await expect.poll(async () => (await agents.session(info.id))?.status, WAIT).toBe('exited');
     expect((await agents.daemon.control('GET', '/v1/sessions')).status).toBe(200);
     expect(join(agents.daemon.ready.home)).toBeTruthy();
-  }, 60_000);
+  });
 });

@@ -7,16 +7,16 @@
  * holds the first turn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 import {
   callConnectorTool,
   runTurn,
   type TurnAgent,
   type TurnEvent,
   turnAgents,
-} from '../support/agent-turns.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+} from '@tutti/test-kit/agent-turns';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
 const AGENTS: TurnAgent[] = ['claude-sdk', 'codex', 'tutti-agent', 'opencode'];
 
@@ -31,7 +31,7 @@ describe('turns of real agents through tuttid', () => {
     agents = await startAgentDaemon();
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     bodies = await turnAgents(agents, model);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();

@@ -5,10 +5,9 @@
  * `connector.removed`, and a reinstall of the same content nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { openEvents } from '../support/event-stream.js';
-import { tempHomes } from '../support/temp-homes.js';
-import { startTuttid, stopAll } from '../support/tuttid.js';
+import { cleanUp, writeRelease, tempHomes } from '@tutti/test-kit';
+import { openEvents } from '@tutti/test-kit/event-stream';
+import { startTuttid, stopAll } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tutti-connector-events-');
 
@@ -50,5 +49,5 @@ describe('connector events', () => {
     } finally {
       events.close();
     }
-  }, 60_000);
+  });
 });

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERFACE_ADVICE } from '@tutti/core/client';
-import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/core/testing';
+import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/test-kit';
 import { openStore } from '@tutti/core/internal';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
+import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const TUTTI = fileURLToPath(new URL('../../cli/bin/tutti.js', import.meta.url));
 const SKILL = '---\nname: half-usage\ndescription: How to use half.\n---\n# Half usage\n';

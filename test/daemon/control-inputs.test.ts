@@ -9,9 +9,8 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUp, tempDir, writeRelease } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { cleanUp, tempDir, writeRelease, tempHomes } from '@tutti/test-kit';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-inputs-');
 const SETPRIV = '/usr/bin/setpriv';

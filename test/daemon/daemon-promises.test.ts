@@ -3,8 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RevokeReason } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { closeDaemons, startTestDaemon } from '../reliability/support/in-process-daemon.js';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
+import { closeDaemons, startTestDaemon } from '@tutti/test-kit/reliability/in-process-daemon';
 
 afterEach(async () => {
   await closeDaemons();

@@ -3,12 +3,11 @@
  * an SDK object emitting an error nobody listens to) is logged with its stack and the
  * session it belongs to; that session is ended; the daemon and every other session stay up.
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp } from '@tutti/core/testing';
-import { type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
+import { cleanUp, FIXTURES, WAIT } from '@tutti/test-kit';
+import { type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
 
-const SCRIPTED_ACP = fileURLToPath(new URL('../fixtures/acp/scripted-agent.mjs', import.meta.url));
+const SCRIPTED_ACP = `${FIXTURES}acp/scripted-agent.mjs`;
 
 /** A provider whose live session throws from a timer nobody awaits: a bug that escapes. */
 const LEAKY_PLUGIN = `
@@ -60,9 +59,7 @@ describe('errors that escape a session', () => {
       cwd: agents.agentEnv.cwd,
       env: agents.env,
     });
-    await expect
-      .poll(async () => (await agents!.session(leaky.id))?.status, { timeout: 10_000 })
-      .toBe('exited');
+    await expect.poll(async () => (await agents!.session(leaky.id))?.status, WAIT).toBe('exited');
     expect(await agents.session(leaky.id)).toMatchObject({
       reason: 'an internal error ended it: leaky provider bug',
     });
@@ -73,5 +70,5 @@ describe('errors that escape a session', () => {
     expect(log).toContain(leaky.id);
     expect(log).toContain('leaky provider bug');
     expect(log).toMatch(/at Timeout/);
-  }, 60_000);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The home's layout version with real `tuttid` processes: a home made by an earlier
- * release's own daemon (every fixture under test/fixtures/homes/) is migrated at start and
+ * release's own daemon (every fixture under the kit's fixtures/homes/) is migrated at start and
  * serves what that daemon served, its credential included; a new home is stamped with the
  * current version; a home of a later version, or with a damaged format.json, is refused:
  * tuttid prints the error, exits 1 and changes nothing in the home.
@@ -10,13 +10,20 @@ import { readdirSync } from 'node:fs';
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOME_FORMAT_VERSION } from '@tutti/core/internal';
-import { cleanUp, copyHomeFixture, homeSnapshot, servedByHomeFixture } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
-import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import {
+  cleanUp,
+  copyHomeFixture,
+  homeSnapshot,
+  servedByHomeFixture,
+  FIXTURES,
+  tempHomes,
+  type McpBinding,
+  mcpRequest,
+} from '@tutti/test-kit';
+import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-format-');
 const run = promisify(execFile);
@@ -28,9 +35,9 @@ afterEach(async () => {
 });
 
 /** The layout versions of the home fixtures kept in the repository. */
-const FIXTURE_VERSIONS = readdirSync(
-  fileURLToPath(new URL('../fixtures/homes/', import.meta.url)),
-).flatMap((name) => (/^v\d+$/.test(name) ? [Number(name.slice(1))] : []));
+const FIXTURE_VERSIONS = readdirSync(`${FIXTURES}homes/`).flatMap((name) =>
+  /^v\d+$/.test(name) ? [Number(name.slice(1))] : [],
+);
 
 const formatOf = async (home: string) =>
   JSON.parse(await readFile(join(home, 'format.json'), 'utf8')) as unknown;
@@ -42,18 +49,10 @@ async function toolNames(daemon: TuttidProcess): Promise<string[]> {
     agentSessionId: 'format-1',
     cwd: tmpdir(),
   });
-  const [binding] = body.runtime.mcpServers as { url: string; headers: Record<string, string> }[];
-  const response = await fetch(binding!.url, {
-    method: 'POST',
-    headers: {
-      ...binding!.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
-  const { result } = (await response.json()) as { result: { tools: { name: string }[] } };
+  const [binding] = body.runtime.mcpServers as McpBinding[];
+  const { result } = (await mcpRequest(binding!, 'tools/list')).body as {
+    result: { tools: { name: string }[] };
+  };
   return result.tools.map((tool) => tool.name).sort();
 }
 

@@ -9,11 +9,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERFACE_ADVICE } from '@tutti/core/client';
-import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/core/testing';
+import { SILENT_SERVER, writeRelease, cleanUp, tempHomes } from '@tutti/test-kit';
 import { openStore } from '@tutti/core/internal';
-import { openEvents } from '../support/event-stream.js';
-import { tempHomes } from '../support/temp-homes.js';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
+import { openEvents } from '@tutti/test-kit/event-stream';
+import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-answers-');
 const newHome = () => homes.make();

@@ -6,9 +6,8 @@
  * within its bound whatever the upstream does.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, SILENT_SERVER, writeRelease } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
+import { cleanUp, SILENT_SERVER, writeRelease, tempHomes, WAIT, mcpRequest } from '@tutti/test-kit';
+import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tutti-honest-state-');
 
@@ -30,23 +29,12 @@ async function tokenOf(daemon: TuttidProcess, id: string): Promise<string> {
 
 /** Calls `tool` through the daemon's connector server; true when it answered a result. */
 async function call(daemon: TuttidProcess, token: string, tool: string): Promise<boolean> {
-  const response = await fetch(daemon.ready.mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: tool, arguments: { n: 1 } },
-    }),
+  const binding = { url: daemon.ready.mcpUrl, headers: { authorization: `Bearer ${token}` } };
+  const { status, body } = await mcpRequest(binding, 'tools/call', {
+    name: tool,
+    arguments: { n: 1 },
   });
-  const body = (await response.json()) as { result?: { isError?: boolean } };
-  return response.status === 200 && body.result !== undefined && body.result.isError !== true;
+  return status === 200 && body.result !== undefined && body.result.isError !== true;
 }
 
 /** The connector as `GET /v1/connectors` shows it. */
@@ -109,9 +97,7 @@ describe('the state shown is the state that runs', () => {
     });
     // It fails three times in a row, then parks: it says so once and tries no more.
     await expect
-      .poll(async () => (await connector(daemon, 'memo')).runtime.parked, {
-        timeout: 30_000,
-      })
+      .poll(async () => (await connector(daemon, 'memo')).runtime.parked, WAIT)
       .toBe(true);
     loading = false;
     await Promise.all(callers);
@@ -206,5 +192,5 @@ describe('a first release that never started', () => {
     const unknown = await daemon.control('POST', '/v1/connectors/nosuch/retry');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR');
-  }, 60_000);
+  });
 });

@@ -10,11 +10,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { CODEX_BIN, NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
-import { type EventReader, openEvents } from '../support/event-stream.js';
-import { type LineRpc, spawnLineRpc } from '../support/line-rpc.js';
+import { writeRelease, cleanUp, CODEX_BIN, NODE_BIN_DIR, WAIT_BOUND_MS } from '@tutti/test-kit';
+import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { type EventReader, openEvents } from '@tutti/test-kit/event-stream';
+import { type LineRpc, spawnLineRpc } from '@tutti/test-kit/line-rpc';
 
 const CLAUDE = fileURLToPath(
   new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
@@ -43,7 +42,7 @@ describe('host-driven sessions with the real agents', () => {
     agents = await startAgentDaemon();
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
     events = await openEvents(agents.daemon);
-  }, 60_000);
+  });
 
   afterEach(async () => {
     await Promise.all(spawned.splice(0).map((rpc) => rpc.close()));
@@ -106,7 +105,7 @@ describe('host-driven sessions with the real agents', () => {
     const { sessionId } = await opencode.request<{ sessionId: string }>(
       'session/new',
       prepared.projection.params,
-      60_000,
+      WAIT_BOUND_MS,
     );
     await listedNow(prepared.session.id);
     const identified = await agents.daemon.control('PATCH', `/v1/sessions/${prepared.session.id}`, {

@@ -4,7 +4,7 @@
  * TUTTI_ERR_DAEMON_ALREADY_RUNNING, having started nothing), and a daemon killed with
  * SIGKILL leaves a stale lock that does not block the next start.
  */
-import { tempHomes } from '../support/temp-homes.js';
+import { tempHomes, writeRelease, cleanUp } from '@tutti/test-kit';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,7 +12,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchAvailableConnectors } from '../../cli/src/daemon-client.js';
 import { isTuttiError } from '@tutti/core';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
 import { openStore } from '@tutti/core/internal';
 import {
   attachTuttid,
@@ -21,7 +20,7 @@ import {
   startTuttid,
   stopAll,
   waitForConnector,
-} from '../support/tuttid.js';
+} from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-lock-');
 
@@ -85,7 +84,6 @@ describe('one daemon per home', () => {
       const solo = await waitForConnector(daemon, 'solo');
       expect(upstreamsOf(home)).toEqual([solo.runtime.pid]);
     },
-    90_000,
   );
 
   it('starts over a stale lock left by a daemon killed with SIGKILL', async () => {
@@ -105,5 +103,5 @@ describe('one daemon per home', () => {
     expect(await daemonFilePid(home)).toBe(second.ready.pid);
     const solo = await waitForConnector(second, 'solo');
     expect(solo.runtime.toolCount).toBeGreaterThan(0);
-  }, 90_000);
+  });
 });

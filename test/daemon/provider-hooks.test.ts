@@ -12,19 +12,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessRunning } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
+import { writeRelease, cleanUp, FIXTURES, NODE_BIN_DIR } from '@tutti/test-kit';
 import {
   type AgentDaemon,
   bearerTokens,
   expectBoundAndListed,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
-import { writeStdinTap } from '../support/agent-stdin-tap.js';
+} from '@tutti/test-kit/agent-daemon';
+import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
 
-const AUDIT_PLUGIN = fileURLToPath(
-  new URL('../fixtures/plugins/audit-plugin.mjs', import.meta.url),
-);
+const AUDIT_PLUGIN = `${FIXTURES}plugins/audit-plugin.mjs`;
 const CLAUDE = fileURLToPath(
   new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
 );
@@ -47,7 +44,7 @@ describe('provider hooks with the real agents', () => {
       env: { AUDIT_PROVIDERS: 'opencode,codex,claude-sdk,acp', AUDIT_RECORD: record },
     });
     await agents.install(await writeRelease({ key: 'first', serverArgs: [] }));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await agents?.dispose();
@@ -137,7 +134,7 @@ describe('provider hooks with the real agents', () => {
     });
     expect(config).toContain('project_doc_max_bytes = 12_345');
     await close(info.id);
-  }, 90_000);
+  });
 
   it('hands the tap the Claude SDK options with the binding, and Claude Code gets what it added', async () => {
     const tap = await writeStdinTap(agents.agentEnv.root, 'claude-hooks', CLAUDE);
@@ -159,7 +156,7 @@ describe('provider hooks with the real agents', () => {
     const environ = (await readFile(`/proc/${info.pid}/environ`, 'utf8')).split('\0');
     expect(environ).toContain('AUDIT_MARK=tap-added');
     await close(info.id);
-  }, 90_000);
+  });
 
   it('binds claude-agent-acp through the ACP hooks, the tap seeing its binding', async () => {
     const tap = await writeStdinTap(
@@ -182,7 +179,7 @@ describe('provider hooks with the real agents', () => {
       binding: { headers: [{ name: 'Authorization', value: `Bearer ${token}` }] },
     });
     await close(info.id);
-  }, 90_000);
+  });
 
   it.each([
     ['opencode', { launch: { args: ['acp'] } }],
@@ -213,6 +210,5 @@ describe('provider hooks with the real agents', () => {
         expect(environ.includes('AUDIT_DROP=1'), `process ${pid} still runs`).toBe(false);
       }
     },
-    60_000,
   );
 });

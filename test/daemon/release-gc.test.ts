@@ -6,10 +6,10 @@
 import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupGone, writeRelease, cleanUp } from '@tutti/core/testing';
+import { writeRelease, cleanUp, tempHomes } from '@tutti/test-kit';
+import { groupGone } from '@tutti/test-kit/processes';
 import { openStore } from '@tutti/core/internal';
-import { tempHomes } from '../support/temp-homes.js';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-gc-');
 const newHome = () => homes.make();

@@ -10,17 +10,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectorStatus } from '@tutti/core/internal';
-import { cleanUp, tempDir } from '@tutti/core/testing';
-// @ts-expect-error: plain .mjs fixture without type declarations
-import { startHttpUpstream } from '../fixtures/upstream/http-server.mjs';
+import { cleanUp, tempDir, UPSTREAM_FIXTURES } from '@tutti/test-kit';
+import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import {
   closeDaemons,
   startTestDaemon,
   type TestDaemon,
-} from '../reliability/support/in-process-daemon.js';
+} from '@tutti/test-kit/reliability/in-process-daemon';
 
 interface HttpFixture {
   url: string;
@@ -32,10 +30,9 @@ interface HttpFixture {
   close(): Promise<void>;
 }
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const LOOPBACK = join(ROOT, 'test/fixtures/upstream/loopback-everything.mjs');
+const LOOPBACK = join(UPSTREAM_FIXTURES, 'loopback-everything.mjs');
 
 const fixtures: HttpFixture[] = [];
 const children: ChildProcess[] = [];

@@ -8,14 +8,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 type TuttiEvent = { readonly type: string };
-import { cleanUp, tempDir } from '@tutti/core/testing';
-// @ts-expect-error: plain .mjs fixture without type declarations
-import { startHttpUpstream } from '../fixtures/upstream/http-server.mjs';
+import { cleanUp, tempDir } from '@tutti/test-kit';
+import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import {
   closeDaemons,
   startTestDaemon,
   type TestDaemon,
-} from '../reliability/support/in-process-daemon.js';
+} from '@tutti/test-kit/reliability/in-process-daemon';
 
 interface HttpFixture {
   url: string;
@@ -98,5 +97,5 @@ describe('a remote server that goes away and comes back', () => {
     expect(test.daemon.runtime.status().find((status) => status.key === 'far')?.parked).toBe(
       undefined,
     );
-  }, 90_000);
+  });
 });

@@ -12,20 +12,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentSessionInfo } from '@tutti/core';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
+import { writeRelease, cleanUp, FIXTURES } from '@tutti/test-kit';
 import {
   AGENT_POLL,
   type AgentDaemon,
   bearerTokensIn,
   processExists,
   startAgentDaemon,
-} from '../support/agent-daemon.js';
-import { writeStdinTap } from '../support/agent-stdin-tap.js';
-import { callConnectorTool, runTurn, turnAgents } from '../support/agent-turns.js';
-import { openEvents } from '../support/event-stream.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+} from '@tutti/test-kit/agent-daemon';
+import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
+import { callConnectorTool, runTurn, turnAgents } from '@tutti/test-kit/agent-turns';
+import { openEvents } from '@tutti/test-kit/event-stream';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 
-const FAULTY = fileURLToPath(new URL('../fixtures/agents/faulty-agent.mjs', import.meta.url));
+const FAULTY = `${FIXTURES}agents/faulty-agent.mjs`;
 const CLAUDE = fileURLToPath(
   new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
 );

@@ -11,20 +11,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentSessionInfo } from '@tutti/core';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '../support/agent-daemon.js';
-import { writeStdinTap } from '../support/agent-stdin-tap.js';
-import { runTurn, turnAgents } from '../support/agent-turns.js';
-import { openEvents } from '../support/event-stream.js';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.js';
+import { cleanUp, writeRelease, NODE_BIN_DIR, WAIT_BOUND_MS } from '@tutti/test-kit';
+import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
+import { runTurn, turnAgents } from '@tutti/test-kit/agent-turns';
+import { openEvents } from '@tutti/test-kit/event-stream';
+import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
 import {
   attachTuttid,
   launchTuttid,
   type ReadyLine,
   type TuttidProcess,
   waitForConnector,
-} from '../support/tuttid.js';
+} from '@tutti/test-kit/tuttid';
 
 let agents: AgentDaemon | undefined;
 let model: ScriptedModel | undefined;
@@ -120,7 +119,7 @@ describe('restoring the sessions of the previous daemon', () => {
 
       await writeFile(gate, '');
       const restored = await events.waitFor((event) => event.type === 'sessions.restored', {
-        timeoutMs: 60_000,
+        timeoutMs: WAIT_BOUND_MS,
       });
       expect(restored).toMatchObject({ resumed: 1, needsRestart: 0 });
       const gatedUp = events.events.find(
@@ -168,7 +167,7 @@ describe('restoring the sessions of the previous daemon', () => {
       const events = await openEvents(daemon, { since: 0 });
       try {
         const restored = await events.waitFor((event) => event.type === 'sessions.restored', {
-          timeoutMs: 60_000,
+          timeoutMs: WAIT_BOUND_MS,
         });
         expect(restored).toMatchObject({ resumed: 1, needsRestart: 0 });
       } finally {

@@ -11,11 +11,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchAvailableConnectors } from '../../cli/src/daemon-client.js';
-import { SILENT_SERVER, writeRelease, cleanUp } from '@tutti/core/testing';
+import {
+  SILENT_SERVER,
+  writeRelease,
+  cleanUp,
+  NODE_BIN_DIR,
+  type McpBinding,
+  mcpRequest,
+} from '@tutti/test-kit';
 import { openStore } from '@tutti/core/internal';
-import { NODE_BIN_DIR } from '../fixtures/agents/paths.js';
-import { type AgentDaemon, expectRefreshed, startAgentDaemon } from '../support/agent-daemon.js';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
+import { type AgentDaemon, expectRefreshed, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes: string[] = [];
 let agents: AgentDaemon | undefined;
@@ -54,18 +60,10 @@ async function servedTools(daemon: TuttidProcess): Promise<string[]> {
     workspaceId: 'ws',
     cwd: tmpdir(),
   });
-  const [binding] = body.runtime.mcpServers as { url: string; headers: Record<string, string> }[];
-  const response = await fetch(binding!.url, {
-    method: 'POST',
-    headers: {
-      ...binding!.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
-  const answer = (await response.json()) as { result: { tools: { name: string }[] } };
+  const [binding] = body.runtime.mcpServers as McpBinding[];
+  const answer = (await mcpRequest(binding!, 'tools/list')).body as {
+    result: { tools: { name: string }[] };
+  };
   return answer.result.tools.map((tool) => tool.name);
 }
 

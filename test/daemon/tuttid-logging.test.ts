@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '@tutti/core/internal';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
+import { cleanUp, writeRelease, tempHomes, type McpBinding, mcpRequest } from '@tutti/test-kit';
 import {
   type LaunchedTuttid,
   launchTuttid,
@@ -19,7 +18,7 @@ import {
   stopAll,
   type TuttidProcess,
   waitForConnector,
-} from '../support/tuttid.js';
+} from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-logging-');
 
@@ -70,23 +69,8 @@ async function bindingOf(daemon: TuttidProcess) {
   return body.runtime.mcpServers[0] as { url: string; headers: Record<string, string> };
 }
 
-async function rpc(
-  binding: { url: string; headers: Record<string, string> },
-  method: string,
-  params: unknown,
-) {
-  const response = await fetch(binding.url, {
-    method: 'POST',
-    headers: {
-      ...binding.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: answers are JSON checked by the assertions
-  return (await response.json()) as any;
+async function rpc(binding: McpBinding, method: string, params: unknown) {
+  return (await mcpRequest(binding, method, params)).body;
 }
 
 describe("tuttid's log file", () => {

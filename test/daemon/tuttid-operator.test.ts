@@ -7,19 +7,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '@tutti/core/internal';
-import { cleanUp, writeRelease } from '@tutti/core/testing';
+import { cleanUp, writeRelease, FIXTURES } from '@tutti/test-kit';
 import {
   runTuttidCommand,
   startTuttid,
   stopAll,
   type TuttidProcess,
   waitForConnector,
-} from '../support/tuttid.js';
+} from '@tutti/test-kit/tuttid';
 
-const FAULTY = fileURLToPath(new URL('../fixtures/agents/faulty-agent.mjs', import.meta.url));
+const FAULTY = `${FIXTURES}agents/faulty-agent.mjs`;
 
 let root: string;
 let home: string;

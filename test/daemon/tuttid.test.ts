@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { tempHomes } from '../support/temp-homes.js';
-import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { writeRelease, cleanUp, tempHomes, mcpRequest } from '@tutti/test-kit';
+import { launchTuttid, startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tuttid-home-');
 const newHome = () => homes.make();
@@ -30,24 +29,7 @@ async function bindingOf(daemon: TuttidProcess, agentSessionId = 'agent-1') {
 }
 
 /** One JSON-RPC request to the connector server on the 2025-06-18 surface. */
-async function rpc(
-  binding: { url: string; headers: Record<string, string> },
-  method: string,
-  params: unknown,
-) {
-  const response = await fetch(binding.url, {
-    method: 'POST',
-    headers: {
-      ...binding.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: answers are JSON checked by each test's assertions
-  return { status: response.status, body: (await response.json()) as any };
-}
+const rpc = mcpRequest;
 
 async function toolNames(binding: { url: string; headers: Record<string, string> }) {
   const { body } = await rpc(binding, 'tools/list', {});
@@ -219,7 +201,7 @@ describe('tuttid', () => {
       { key: 'keep', state: 'ready', toolCount: 10 },
     ]);
     expect(await toolNames(await bindingOf(second))).toContain('keep_tool_2');
-  }, 90_000);
+  });
 
   it('comes back with the last good state when its state file was damaged', async () => {
     const home = await newHome();
@@ -233,5 +215,5 @@ describe('tuttid', () => {
     const second = await startTuttid(home);
     expect((await second.settled)?.connectors.map((c) => c.key)).toEqual(['sturdy']);
     expect(second.stderr()).toMatch(/TUTTI_ERR_STORE_STATE_RESTORED/);
-  }, 90_000);
+  });
 });

@@ -9,18 +9,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { type EventReader, openEvents } from '../support/event-stream.js';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '../support/tuttid.js';
+import { writeRelease, cleanUp, FIXTURES } from '@tutti/test-kit';
+import { type EventReader, openEvents } from '@tutti/test-kit/event-stream';
+import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
 
-const EXPLAINING = fileURLToPath(
-  new URL('../fixtures/upstream/explaining-server.mjs', import.meta.url),
-);
-const HUGE_LINE = fileURLToPath(
-  new URL('../fixtures/upstream/huge-line-server.mjs', import.meta.url),
-);
+const EXPLAINING = `${FIXTURES}upstream/explaining-server.mjs`;
+const HUGE_LINE = `${FIXTURES}upstream/huge-line-server.mjs`;
 const SECRET = 'sk-live-9f8e7d6c5b4a3f2e1d';
 
 let home: string;

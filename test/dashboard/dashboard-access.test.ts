@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 let root: string;
 /** One daemon for the tests that do not restart it (a start takes seconds). */
@@ -250,7 +250,7 @@ describe('dashboard access', () => {
     expect(second.ready.controlUrl).toBe(first.ready.controlUrl);
     const answer = await api(second, '/connectors', { headers: auth });
     expect(answer.status).toBe(401);
-  }, 90_000);
+  });
 
   it('gives a new login link to a holder of the control token only', async () => {
     const daemon = shared;

@@ -14,14 +14,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBrowser, type TestBrowser } from '../support/browser.js';
-import { forgedHeaders, replay, type SeenRequest } from '../support/header-replay.js';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { CONNECTOR_FIXTURES as FIXTURES, WAIT } from '@tutti/test-kit';
+import { startBrowser, type TestBrowser } from '@tutti/test-kit/browser';
+import { forgedHeaders, replay, type SeenRequest } from '@tutti/test-kit/header-replay';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/connectors/', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const SCREENSHOTS = process.env.TUTTI_SCREENSHOTS === '1';
-const WAIT = { timeout: 20_000 };
 
 /** What the tests read of the page's globals (the test code has no DOM types). */
 interface PageGlobals {
@@ -56,7 +55,7 @@ beforeAll(async () => {
     posted.push(request.postData() ?? '');
   });
   page.on('dialog', (dialog) => void dialog.accept());
-}, 90_000);
+});
 
 afterAll(async () => {
   await browser?.close();

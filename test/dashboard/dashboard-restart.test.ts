@@ -6,14 +6,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBrowser, type TestBrowser } from '../support/browser.js';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { FIXTURES, WAIT } from '@tutti/test-kit';
+import { startBrowser, type TestBrowser } from '@tutti/test-kit/browser';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
-const FAULTY = fileURLToPath(new URL('../fixtures/agents/faulty-agent.mjs', import.meta.url));
-const WAIT = { timeout: 30_000 };
+const FAULTY = `${FIXTURES}agents/faulty-agent.mjs`;
 
 let root: string;
 let browser: TestBrowser;
@@ -23,7 +22,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'tutti-dashboard-restart-'));
   browser = await startBrowser();
   page = await browser.context.newPage();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

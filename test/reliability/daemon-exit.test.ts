@@ -7,13 +7,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
-import { descendantsOf, survivors } from './support/proc-tree.js';
+import { writeRelease, cleanUp, THROW_ON_SIGNAL } from '@tutti/test-kit';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
+import { descendantsOf, survivors } from '@tutti/test-kit/proc-tree';
 
-const THROWER = fileURLToPath(new URL('./support/throw-on-signal.mjs', import.meta.url));
+const THROWER = THROW_ON_SIGNAL;
 const homes: string[] = [];
 
 afterEach(async () => {
@@ -79,33 +78,29 @@ const endings = [
 ] as const;
 
 describe('a tuttid process that ends', () => {
-  it.each(endings)(
-    'leaves no process behind when it ends by $how',
-    async (ending) => {
-      const home = await mkdtemp(join(tmpdir(), 'tuttid-exit-'));
-      homes.push(home);
-      const daemon = await startDaemon(home, 'preload' in ending ? ending.preload : undefined);
-      await installConnectors(daemon);
-      const tree = descendantsOf(daemon.ready.pid);
-      // Three upstreams, the two children they spawned, and the reaper watchdog.
-      expect(tree.length).toBeGreaterThanOrEqual(6);
+  it.each(endings)('leaves no process behind when it ends by $how', async (ending) => {
+    const home = await mkdtemp(join(tmpdir(), 'tuttid-exit-'));
+    homes.push(home);
+    const daemon = await startDaemon(home, 'preload' in ending ? ending.preload : undefined);
+    await installConnectors(daemon);
+    const tree = descendantsOf(daemon.ready.pid);
+    // Three upstreams, the two children they spawned, and the reaper watchdog.
+    expect(tree.length).toBeGreaterThanOrEqual(6);
 
-      ending.end(daemon);
-      expect(await daemon.exited).toEqual(ending.exit);
-      expect(await survivors(tree)).toEqual([]);
-      if (ending.how === 'an uncaught error') {
-        expect(daemon.stderr()).toContain('induced uncaught error');
-      }
+    ending.end(daemon);
+    expect(await daemon.exited).toEqual(ending.exit);
+    expect(await survivors(tree)).toEqual([]);
+    if (ending.how === 'an uncaught error') {
+      expect(daemon.stderr()).toContain('induced uncaught error');
+    }
 
-      // The graceful endings' restart is covered in test/daemon/tuttid.test.ts.
-      if (ending.how === 'SIGTERM' || ending.how === 'SIGINT') return;
-      const again = await startTuttid(home);
-      expect((await again.settled)?.connectors).toEqual([
-        { key: 'one', state: 'ready', toolCount: 8 },
-        { key: 'three', state: 'ready', toolCount: 8 },
-        { key: 'two', state: 'ready', toolCount: 11 },
-      ]);
-    },
-    90_000,
-  );
+    // The graceful endings' restart is covered in test/daemon/tuttid.test.ts.
+    if (ending.how === 'SIGTERM' || ending.how === 'SIGINT') return;
+    const again = await startTuttid(home);
+    expect((await again.settled)?.connectors).toEqual([
+      { key: 'one', state: 'ready', toolCount: 8 },
+      { key: 'three', state: 'ready', toolCount: 8 },
+      { key: 'two', state: 'ready', toolCount: 11 },
+    ]);
+  });
 });

@@ -1,9 +1,9 @@
 /**
  * Fuzzing a real `tuttid` process: more than 10,000 hostile requests (seeded, printed,
  * reproducible with TUTTI_FUZZ_SEED) against the loopback MCP endpoint and the control
- * API over keep-alive sockets, 16 at a time. Every answer must follow the rules in
- * support/answer-rules.ts, and the daemon must still serve afterwards. Then every log
- * line, answer body and CLI output is searched for tokens and credentials.
+ * API over keep-alive sockets, 16 at a time. Every answer must follow the rules in the
+ * kit's reliability/answer-rules.ts, and the daemon must still serve afterwards. Then
+ * every log line, answer body and CLI output is searched for tokens and credentials.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
@@ -13,17 +13,22 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import ConnectorAvailable from '../../cli/src/commands/connector/available.js';
 import { DEFAULT_BODY_LIMIT } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
-import { controlAnswerProblem, mcpAnswerProblem } from './support/answer-rules.js';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
+import { controlAnswerProblem, mcpAnswerProblem } from '@tutti/test-kit/reliability/answer-rules';
 import {
   controlRequests,
   type HostileRequest,
   mcpRequests,
   validMcpRequests,
-} from './support/hostile-requests.js';
-import { keepAliveAgent, mapLimit, type RawAnswer, send } from './support/raw-http.js';
-import { exchange } from './support/raw-socket.js';
+} from '@tutti/test-kit/reliability/hostile-requests';
+import {
+  keepAliveAgent,
+  mapLimit,
+  type RawAnswer,
+  send,
+} from '@tutti/test-kit/reliability/raw-http';
+import { exchange } from '@tutti/test-kit/reliability/raw-socket';
 
 // A fixed default seed keeps `npm test` reproducible; set TUTTI_FUZZ_SEED (any integer) to
 // explore other inputs.
@@ -152,7 +157,7 @@ beforeAll(async () => {
   expect((await daemon.control('DELETE', '/v1/sessions/fuzz-revoked')).status).toBe(200);
   mcpPort = Number(new URL(daemon.ready.mcpUrl).port);
   controlPort = Number(new URL(daemon.ready.controlUrl).port);
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopAll();
@@ -239,7 +244,7 @@ describe('a tuttid process under hostile requests', () => {
       const body = JSON.parse(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4));
       expect(body.error.data.code).toBe('TUTTI_ERR_SERVER_BODY_TOO_LARGE');
     }
-  }, 60_000);
+  });
 
   it('answers malformed HTTP on a raw socket with a 4xx and keeps serving', async () => {
     const texts = [
@@ -261,7 +266,7 @@ describe('a tuttid process under hostile requests', () => {
       }
     }
     expect((await echoCall()).status).toBe(200);
-  }, 60_000);
+  });
 
   it('still serves a valid call afterwards and has not crashed', async () => {
     const answer = await echoCall();

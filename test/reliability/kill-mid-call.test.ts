@@ -7,10 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '@tutti/core/internal';
 import type { ConnectorStatus } from '@tutti/core/internal';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { closeDaemons, startTestDaemon, type TestDaemon } from './support/in-process-daemon.js';
-import { descendantsOf, survivors } from './support/proc-tree.js';
-import { keepAliveAgent, type RawAnswer, send } from './support/raw-http.js';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
+import {
+  closeDaemons,
+  startTestDaemon,
+  type TestDaemon,
+} from '@tutti/test-kit/reliability/in-process-daemon';
+import { descendantsOf, survivors } from '@tutti/test-kit/proc-tree';
+import { keepAliveAgent, type RawAnswer, send } from '@tutti/test-kit/reliability/raw-http';
 
 const ROUNDS = 100;
 const CREDENTIAL = 'kill-test-credential-9f3a71';
@@ -28,7 +32,7 @@ beforeAll(async () => {
   const auth = await test.control('PUT', '/v1/connectors/k/credentials', { secret: CREDENTIAL });
   expect(auth.body.authReady).toBe(true);
   token = await test.sessionToken('killer');
-}, 60_000);
+});
 
 afterAll(async () => {
   agent.destroy();

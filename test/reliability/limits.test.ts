@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRelease, cleanUp } from '@tutti/core/testing';
-import { listeningAddresses } from '../support/listening-addresses.js';
-import { startTuttid, stopAll, type TuttidProcess } from '../support/tuttid.js';
+import { writeRelease, cleanUp } from '@tutti/test-kit';
+import { listeningAddresses } from '@tutti/test-kit/listening-addresses';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 
 let home: string;
 let daemon: TuttidProcess;
@@ -91,7 +91,7 @@ beforeAll(async () => {
     cwd: tmpdir(),
   });
   token = body.runtime.mcpServers[0].headers.Authorization.slice('Bearer '.length);
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopAll();

@@ -3,15 +3,12 @@
  * sessions as `GET /v1/sessions` lists them, and the wait for a session's first
  * `tools/list` on the `connector` server.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { McpBinding } from '@tutti/test-kit';
+import { controlClient, readControlToken } from '@tutti/test-kit/tuttid';
 import type { Tuttid } from './daemon-process.js';
 
 /** The `connector` server binding of a prepared runtime. */
-export interface Binding {
-  readonly url: string;
-  readonly headers: Record<string, string>;
-}
+export type Binding = McpBinding;
 
 /** A session as `GET /v1/sessions` lists it (the fields the benches read). */
 export interface SessionInfo {
@@ -35,28 +32,17 @@ export type Control = <T = unknown>(method: string, path: string, body?: unknown
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The control token of the daemon on `home`. */
-export async function controlToken(home: string): Promise<string> {
-  const info = JSON.parse(await readFile(join(home, 'run', 'daemon.json'), 'utf8')) as {
-    controlToken: string;
-  };
-  return info.controlToken;
-}
+export const controlToken = readControlToken;
 
-/** The control API of a started daemon. */
+/** The control API of a started daemon: throws on any answer but 200. */
 export async function controlOf(daemon: Tuttid, home: string): Promise<Control> {
-  const token = await controlToken(home);
+  const control = controlClient(daemon.ready.controlUrl, await readControlToken(home));
   return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${daemon.ready.controlUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const answer = (await response.json()) as T;
-    if (response.status !== 200) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-    return answer;
+    const answer = await control(method, path, body);
+    if (answer.status !== 200) {
+      throw new Error(`${method} ${path}: ${JSON.stringify(answer.body)}`);
+    }
+    return answer.body as T;
   };
 }
 

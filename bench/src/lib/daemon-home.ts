@@ -1,13 +1,13 @@
 /**
- * Tutti homes for the daemon and CLI benches: connector releases that run the stdio fixture
- * server with N tools, installed into a fresh temp home through the real store, so a
- * `tuttid --home <dir>` started on it finds them installed (and cold).
+ * Tutti homes for the daemon and CLI benches: connector releases (the test kit's, running
+ * the stdio fixture server with N tools) installed into a fresh temp home through the real
+ * store, so a `tuttid --home <dir>` started on it finds them installed (and cold).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '@tutti/core/internal';
-import { STDIO_SERVER } from './paths.js';
+import { writeRelease } from '@tutti/test-kit';
 
 /** A temp folder and its removal. */
 export interface BenchDir {
@@ -32,18 +32,16 @@ export async function writeStdioReleases(
 ): Promise<string[]> {
   const dirs: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    const key = `bench-${String(i).padStart(3, '0')}`;
-    const dir = join(parent, key);
-    await mkdir(dir, { recursive: true });
-    const manifest = {
-      key,
-      name: `Bench ${i}`,
-      description: `Benchmark connector ${i} with ${tools} tools.`,
-      version: '1.0.0',
-      mcp: { command: process.execPath, args: [STDIO_SERVER, '--tools', String(tools)] },
-    };
-    await writeFile(join(dir, 'tutti-connector.json'), JSON.stringify(manifest, null, 2));
-    dirs.push(dir);
+    dirs.push(
+      await writeRelease({
+        key: `bench-${String(i).padStart(3, '0')}`,
+        name: `Bench ${i}`,
+        description: `Benchmark connector ${i} with ${tools} tools.`,
+        command: process.execPath,
+        serverArgs: ['--tools', String(tools)],
+        parent,
+      }),
+    );
   }
   return dirs;
 }

@@ -6,12 +6,16 @@
  * started), and stopped with SIGTERM (SIGKILL after a grace period), with every upstream it
  * left behind. Linux only (reads `/proc`).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { REPO } from './paths.js';
+import { readFileSync } from 'node:fs';
+import { TUTTID_BIN } from '@tutti/test-kit';
+import { descendantsOf } from '@tutti/test-kit/proc-tree';
+import { type ReadyLine, readTuttidLines, type SettledLine } from '@tutti/test-kit/tuttid';
 import { spawnGroup } from './processes.js';
 
+export type { ReadyLine, SettledLine };
+
 /** The `tuttid` bin of the CLI package (runs `cli/dist`). */
-export const TUTTID = `${REPO}cli/bin/tuttid.js`;
+export const TUTTID = TUTTID_BIN;
 
 /** A field of `/proc/<pid>/status` in KiB (e.g. `VmRSS`), or undefined when gone. */
 export function procStatusKiB(pid: number, field: string): number | undefined {
@@ -53,54 +57,7 @@ export function cpuMs(pid: number): number {
 }
 
 /** Every live process whose parent chain leads to `root` (not `root` itself). */
-export function descendants(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // Field 4 (ppid) follows the parenthesised command name, which may hold spaces.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(Number(name), ppid);
-    } catch {
-      // The process ended while we listed it.
-    }
-  }
-  const found: number[] = [];
-  const wanted = new Set([root]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, ppid] of parents) {
-      if (wanted.has(ppid) && !wanted.has(pid)) {
-        wanted.add(pid);
-        found.push(pid);
-        grew = true;
-      }
-    }
-  }
-  return found;
-}
-
-/** One connector of the ready line. */
-export interface ReadyConnector {
-  readonly key: string;
-  readonly state: string;
-  readonly toolCount: number;
-}
-
-/** The `ready` line `tuttid --json` prints once it serves. */
-export interface ReadyLine {
-  readonly event: 'ready';
-  readonly controlUrl: string;
-  readonly connectors: readonly ReadyConnector[];
-}
-
-/** The `settled` line `tuttid --json` prints once every connector made its first attempt. */
-export interface SettledLine {
-  readonly event: 'settled';
-  readonly connectors: readonly ReadyConnector[];
-}
+export const descendants = descendantsOf;
 
 /** A running `tuttid`. */
 export interface Tuttid {
@@ -150,46 +107,35 @@ export async function startTuttid(
     settled?: SettledLine;
     settledMs: number;
   } = { readyMs: 0, settledMs: 0 };
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = readTuttidLines(child, exited);
+  void lines.ready.then((line) => {
+    seen.readyMs = performance.now() - started;
+    seen.ready = line;
+  });
+  void lines.settled.then((line) => {
+    seen.settledMs = performance.now() - started;
+    seen.settled = line;
+  });
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await new Promise<void>((resolve, reject) => {
-      let buffer = '';
-      const timer = setTimeout(
-        () => reject(new Error(`tuttid not ${until} after ${timeoutMs} ms: ${group.stderrTail()}`)),
-        timeoutMs,
-      );
-      child.stdout?.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString('utf8');
-        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          let event: { event?: string } | undefined;
-          try {
-            event = JSON.parse(line) as { event?: string };
-          } catch {
-            continue;
-          }
-          if (event?.event === 'ready') {
-            seen.readyMs = performance.now() - started;
-            seen.ready = event as ReadyLine;
-          } else if (event?.event === 'settled') {
-            seen.settledMs = performance.now() - started;
-            seen.settled = event as SettledLine;
-          } else {
-            continue;
-          }
-          if (event.event === until) {
-            clearTimeout(timer);
-            resolve();
-          }
-        }
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(
-          new Error(`tuttid exited (${signal ?? code}) before ${until}: ${group.stderrTail()}`),
+    const reached = await Promise.race([
+      until === 'ready' ? lines.ready : lines.settled,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(new Error(`tuttid not ${until} after ${timeoutMs} ms: ${group.stderrTail()}`)),
+          timeoutMs,
         );
-      });
-    });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!reached) {
+      const { exitCode, signalCode } = child;
+      throw new Error(
+        `tuttid exited (${signalCode ?? exitCode}) before ${until}: ${group.stderrTail()}`,
+      );
+    }
     return {
       pid,
       ready: seen.ready as ReadyLine,
@@ -204,6 +150,7 @@ export async function startTuttid(
       stop: () => group.stop(),
     };
   } catch (error) {
+    clearTimeout(timer);
     await group.stop();
     throw error;
   }

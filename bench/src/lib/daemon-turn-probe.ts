@@ -1,7 +1,8 @@
 /**
  * Preload (`node --import`) of the turn bench's `tuttid`: it stamps, on the system-wide
  * monotonic clock, where the turn bench's markers (`[[p:...]]`, `[[e:...]]`, see
- * `paced-model.ts`) pass through the daemon process, without touching product code:
+ * `pacedScript` of `@tutti/test-kit/scripted-model`) pass through the daemon process,
+ * without touching product code:
  *
  * - `req`: a turn request's body chunk holding the prompt marker was read (HTTP);
  * - `agent-in`: the daemon hands the prompt to the agent's stdin (`write` called);

@@ -8,8 +8,8 @@
  * Linux CFS autogroup every session is scheduled as one unit, so a non-detached floor would
  * get far less CPU than the daemon's upstreams on a busy machine.
  */
+import { STDIO_SERVER } from '@tutti/test-kit';
 import { cpuMs } from './daemon-process.js';
-import { STDIO_SERVER } from './paths.js';
 import { type Group, spawnGroup } from './processes.js';
 
 const INITIALIZE = {

@@ -6,10 +6,10 @@
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { NODE_BIN_DIR as BIN } from '@tutti/test-kit';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import type { Binding } from './daemon-control.js';
 import { lineAgent } from './line-agent.js';
-import { ROOT_BIN as BIN } from './paths.js';
 
 export type Env = Record<string, string>;
 

@@ -4,8 +4,11 @@
  * session (the `connector` server binding) and installs releases, checking each install
  * answer. The token is never logged or put into an error.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import {
+  type ControlAnswer,
+  controlClient as kitControl,
+  readControlToken,
+} from '@tutti/test-kit/tuttid';
 import type { Endpoint } from '../clients/connection.js';
 import type { ReadyLine } from './daemon-process.js';
 
@@ -24,43 +27,14 @@ export interface InstallAnswer {
   readonly status?: RuntimeStatus | undefined;
 }
 
-/** A JSON answer of the control API. */
-interface ControlAnswer {
-  readonly status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: the control API's JSON, read field by field
-  readonly body: any;
-}
-
 /** How long one control request may take before it counts as failed. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A control client for the daemon started on `home` whose ready line is `ready`. */
 export async function controlClient(home: string, ready: ReadyLine) {
-  const info = JSON.parse(await readFile(join(home, 'run', 'daemon.json'), 'utf8')) as {
-    controlToken: string;
-  };
-  const authorization = `Bearer ${info.controlToken}`;
-
-  /** One JSON request; resolves to `{ status, body }`. */
-  async function control(method: string, path: string, body?: unknown): Promise<ControlAnswer> {
-    const response = await fetch(`${ready.controlUrl}${path}`, {
-      method,
-      headers: {
-        authorization,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-    return { status: response.status, body: parsed };
-  }
+  const control = kitControl(ready.controlUrl, await readControlToken(home), {
+    timeoutMs: REQUEST_TIMEOUT_MS,
+  });
 
   return {
     control,

@@ -3,9 +3,7 @@
  * running the stdio fixture server (by absolute path, with this Node binary), so every
  * install of the next folder is an upgrade of the same connector to a new version.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { STDIO_SERVER } from './paths.js';
+import { writeRelease } from '@tutti/test-kit';
 
 /** Key of the connector the upgrade bench upgrades; its echo tool is `<key>_echo`. */
 export const UPGRADE_KEY = 'upg';
@@ -16,16 +14,15 @@ export function upgradeVersion(n: number): string {
 }
 
 /** Writes release `n` of the upgrade connector under `parent` and returns its folder. */
-export async function writeUpgradeRelease(parent: string, n: number): Promise<string> {
-  const dir = join(parent, `v${n}`);
-  await mkdir(dir, { recursive: true });
-  const manifest = {
+export function writeUpgradeRelease(parent: string, n: number): Promise<string> {
+  return writeRelease({
     key: UPGRADE_KEY,
     name: 'Upgrade bench',
     description: `Upgrade bench connector, release ${n}.`,
     version: upgradeVersion(n),
-    mcp: { command: process.execPath, args: [STDIO_SERVER] },
-  };
-  await writeFile(join(dir, 'tutti-connector.json'), JSON.stringify(manifest, null, 2));
-  return dir;
+    command: process.execPath,
+    serverArgs: [],
+    parent,
+    folder: `v${n}`,
+  });
 }

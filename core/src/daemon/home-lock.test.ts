@@ -3,13 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cleanUp, TS_LOADER as LOADER, tempDir } from '@tutti/test-kit';
 import { isTuttiError } from '../errors/index.js';
-import { cleanUp, tempDir } from '../store/store-test-support.js';
 import { acquireHomeLock, homeLockHolder, homeLockPath } from './home-lock.js';
 
-const LOADER = fileURLToPath(
-  new URL('../../../test/fixtures/upstream/ts-loader.mjs', import.meta.url),
-);
 const LOCK_MODULE = fileURLToPath(new URL('./home-lock.ts', import.meta.url));
 
 const children: ChildProcess[] = [];

@@ -1,13 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { CONNECTOR_FIXTURES } from '@tutti/test-kit';
 import { manifestJsonSchema } from './manifest-schema.js';
 
 const published = fileURLToPath(
   new URL('../../../docs/connector-manifest.schema.json', import.meta.url),
 );
-const fixtures = new URL('../../../test/fixtures/connectors/', import.meta.url);
+const fixtures = pathToFileURL(CONNECTOR_FIXTURES);
 const generated = `${JSON.stringify(manifestJsonSchema(), null, 2)}\n`;
 
 // Regenerate the published file with: TUTTI_WRITE_SCHEMA=1 npx vitest run <this file>,

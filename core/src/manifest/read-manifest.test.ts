@@ -1,12 +1,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CONNECTOR_FIXTURES as fixtures } from '@tutti/test-kit';
 import { isTuttiError } from '../errors/index.js';
 import { listSkills, readManifest } from './read-manifest.js';
 
-const fixtures = fileURLToPath(new URL('../../../test/fixtures/connectors/', import.meta.url));
 const temps: string[] = [];
 
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { STDIO_SERVER as SERVER } from '@tutti/test-kit';
 import { isProcessRunning } from './process-group.js';
 import { readProcessTable } from './process-tree.js';
 import { isChildSubreaper } from './subreaper.js';
@@ -9,10 +9,6 @@ import {
   type ProcessSupervisor,
   type SupervisedProcess,
 } from './supervisor.js';
-
-const SERVER = fileURLToPath(
-  new URL('../../../test/fixtures/upstream/stdio-server.mjs', import.meta.url),
-);
 
 const supervisors: ProcessSupervisor[] = [];
 const strays = new Set<number>();

@@ -2,12 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
+import { TS_LOADER, UPSTREAM_FIXTURES as fixtures } from '@tutti/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive, signalGroup, waitForGroupExit } from './process-group.js';
-
-const fixtures = fileURLToPath(new URL('../../../test/fixtures/upstream/', import.meta.url));
 
 interface DaemonInfo {
   pid: number;
@@ -45,7 +43,7 @@ async function startDaemon(mode?: 'throw'): Promise<{ daemon: ChildProcess; info
       '-C',
       'tutti-source',
       '--import',
-      join(fixtures, 'ts-loader.mjs'),
+      TS_LOADER,
       join(fixtures, 'daemon.mjs'),
       ...(mode ? [mode] : []),
     ],

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TuttiEventBody } from '../events/index.js';
-import { cleanUp } from '../store/store-test-support.js';
+import { cleanUp, writeRelease } from '@tutti/test-kit';
 import { FAILURE_ADVICE } from './connector-events.js';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime, writeRelease } from './test-support.js';
+import { createTestRuntime } from '../test-support/test-runtime.js';
 
 const runtimes: ConnectorRuntime[] = [];
 

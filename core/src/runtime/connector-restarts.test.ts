@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp } from '../store/store-test-support.js';
+import { cleanUp, writeRelease } from '@tutti/test-kit';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime, writeRelease } from './test-support.js';
+import { createTestRuntime } from '../test-support/test-runtime.js';
 
 const runtimes: ConnectorRuntime[] = [];
 

@@ -1,9 +1,10 @@
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp } from '../store/store-test-support.js';
+import { cleanUp, writeRelease } from '@tutti/test-kit';
+import { groupGone } from '@tutti/test-kit/processes';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime, groupGone, writeRelease } from './test-support.js';
+import { createTestRuntime } from '../test-support/test-runtime.js';
 
 const runtimes: ConnectorRuntime[] = [];
 

@@ -6,9 +6,10 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessRunning, readProcessTable, SCOPE_ENV } from '../process/index.js';
 import { publishShim, SHIM_NO_CREDENTIAL_EXIT } from '../shims/index.js';
-import { cleanUp, tempDir } from '../store/store-test-support.js';
+import { cleanUp, STDIO_SERVER, tempDir, writeRelease } from '@tutti/test-kit';
+import { groupGone } from '@tutti/test-kit/processes';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime, groupGone, STDIO_SERVER, writeRelease } from './test-support.js';
+import { createTestRuntime } from '../test-support/test-runtime.js';
 
 const runtimes: ConnectorRuntime[] = [];
 

@@ -6,20 +6,16 @@
  * `data.code` and a message whose advice is one sentence naming an action that exists; a
  * tool's own failure (`isError`) stays a result.
  */
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-// @ts-expect-error: plain .mjs fixture without type declarations
-import { startHttpUpstream } from '../../../test/fixtures/upstream/http-server.mjs';
+import { STDIO_SERVER } from '@tutti/test-kit';
+import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import type { UpstreamCallResult, UpstreamClient, UpstreamTool } from '../contracts/index.js';
 import { openHttpUpstream } from '../upstream/index.js';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
-import { createApp, createWorld, legacyHeaders, type World } from './test-support/fixtures.js';
-import { startStdioUpstream } from './test-support/stdio-upstream.js';
+import { createApp, createWorld, legacyHeaders, type World } from '../test-support/server-world.js';
+import { startStdioUpstream } from '../test-support/stdio-upstream.js';
 
-const STDIO_SERVER = fileURLToPath(
-  new URL('../../../test/fixtures/upstream/stdio-server.mjs', import.meta.url),
-);
 /** Call timeout of an upstream whose `sleep` must time out (the default is 600 s). */
 const SHORT_CALL_TIMEOUT_MS = 300;
 

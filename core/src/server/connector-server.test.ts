@@ -6,9 +6,9 @@
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listeningAddresses } from '../../../test/support/listening-addresses.js';
+import { listeningAddresses } from '@tutti/test-kit/listening-addresses';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
-import { createWorld } from './test-support/fixtures.js';
+import { createWorld } from '../test-support/server-world.js';
 
 /** Resolves with the error code of connecting to `host:port` (or 'connected'). */
 function tryConnect(host: string, port: number): Promise<string> {

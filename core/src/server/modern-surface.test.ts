@@ -7,7 +7,7 @@ import {
   legacyHeaders,
   modernRequest,
   type World,
-} from './test-support/fixtures.js';
+} from '../test-support/server-world.js';
 
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 

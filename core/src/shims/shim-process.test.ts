@@ -3,10 +3,9 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SHIM_TARGET as TARGET } from '@tutti/test-kit';
 import { publishShim } from './publish-shim.js';
 import { SHIM_NO_CREDENTIAL_EXIT, type ShimCredential } from './shim-script.js';
-
-const TARGET = new URL('./fixtures/shim-target.mjs', import.meta.url);
 
 interface Run {
   child: ChildProcess;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError, type TuttiError } from '../errors/index.js';
 import { openReleaseSource } from './release-source.js';
-import { cleanUp, tempDir } from './store-test-support.js';
+import { cleanUp, tempDir } from '@tutti/test-kit';
 
 afterEach(cleanUp);
 

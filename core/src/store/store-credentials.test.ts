@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
 import { createSecret } from './secret.js';
 import { openStore } from './store.js';
-import { cleanUp, FIXTURES, tempDir } from './store-test-support.js';
+import { cleanUp, CONNECTOR_FIXTURES as FIXTURES, tempDir } from '@tutti/test-kit';
 
 afterEach(cleanUp);
 

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from './store.js';
-import { cleanUp, FIXTURES, fixtureCopy, tempDir } from './store-test-support.js';
+import { cleanUp, CONNECTOR_FIXTURES as FIXTURES, fixtureCopy, tempDir } from '@tutti/test-kit';
 
 afterEach(cleanUp);
 

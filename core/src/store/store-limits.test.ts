@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
 import { createSerialQueue } from './serial-queue.js';
 import { openStore } from './store.js';
-import { cleanUp, FIXTURES, fixtureCopy, tempDir } from './store-test-support.js';
+import { cleanUp, CONNECTOR_FIXTURES as FIXTURES, fixtureCopy, tempDir } from '@tutti/test-kit';
 
 afterEach(cleanUp);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError, type TuttiError } from '../errors/index.js';
 import { openStore } from './store.js';
-import { cleanUp, FIXTURES, fixtureCopy, tempDir } from './store-test-support.js';
+import { cleanUp, CONNECTOR_FIXTURES as FIXTURES, fixtureCopy, tempDir } from '@tutti/test-kit';
 
 afterEach(cleanUp);
 

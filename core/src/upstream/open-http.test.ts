@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-// @ts-expect-error: plain .mjs fixture without type declarations
-import { startHttpUpstream } from '../../../test/fixtures/upstream/http-server.mjs';
+import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError } from '../errors/index.js';
 import { openHttpUpstream } from './open-http.js';

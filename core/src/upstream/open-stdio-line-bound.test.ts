@@ -5,17 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HUGE_LINE_SERVER } from '@tutti/test-kit';
 import { isTuttiError } from '../errors/index.js';
 import { createProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
 import { MAX_LINE_BYTES } from './json-line-reader.js';
 import { openStdioUpstream } from './open-stdio.js';
 import type { UpstreamConnection, UpstreamExitInfo } from './types.js';
-
-const HUGE_LINE_SERVER = fileURLToPath(
-  new URL('../../../test/fixtures/upstream/huge-line-server.mjs', import.meta.url),
-);
 
 let home: string;
 let supervisor: ProcessSupervisor;

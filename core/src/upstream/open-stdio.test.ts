@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { UPSTREAM_FIXTURES } from '@tutti/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError } from '../errors/index.js';
@@ -14,8 +14,7 @@ import {
 import { openStdioUpstream, type StdioUpstreamOptions } from './open-stdio.js';
 import type { UpstreamConnection, UpstreamExitInfo } from './types.js';
 
-const fixture = (name: string) =>
-  fileURLToPath(new URL(`../../../test/fixtures/upstream/${name}`, import.meta.url));
+const fixture = (name: string) => join(UPSTREAM_FIXTURES, name);
 
 let home: string;
 let supervisor: ProcessSupervisor;

@@ -7,8 +7,7 @@
 import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-// @ts-expect-error: plain .mjs fixture without type declarations
-import { startHttpUpstream } from '../../../test/fixtures/upstream/http-server.mjs';
+import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import { launchUpstream } from '../runtime/launch-upstream.js';
 import type { InstalledConnector } from '../store/index.js';
 import { openHttpUpstream } from './open-http.js';

@@ -11,13 +11,13 @@ import { promisify } from 'node:util';
 import type { PreparedRuntime } from '@tutti/core';
 import { isProcessGroupAlive as groupHasLiveMember } from '@tutti/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
+import { type AgentTestEnv, createAgentTestEnv } from '@tutti/test-kit/agent-env';
 import {
   type FakeResponsesServer,
   startFakeResponsesServer,
-} from '../../../test/fixtures/agents/fake-responses-server.js';
-import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN } from '../../../test/fixtures/agents/paths.js';
-import { startToolServer, type ToolServer } from '../../../test/fixtures/agents/tool-server.js';
+} from '@tutti/test-kit/fake-responses-server';
+import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN } from '@tutti/test-kit';
+import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
 import type { AppServerEngine } from './app-server-engine.js';
 import { parseConfig } from './codex-config.js';
 import {

@@ -6,16 +6,13 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
-import {
-  type ConnectorStack,
-  startConnectorStack,
-} from '../../../test/fixtures/agents/connector-stack.js';
+import { type AgentTestEnv, createAgentTestEnv } from '@tutti/test-kit/agent-env';
+import { type ConnectorStack, startConnectorStack } from '@tutti/test-kit/connector-stack';
 import {
   type FakeResponsesServer,
   startFakeResponsesServer,
-} from '../../../test/fixtures/agents/fake-responses-server.js';
-import { CODEX_BIN, NODE_BIN_DIR } from '../../../test/fixtures/agents/paths.js';
+} from '@tutti/test-kit/fake-responses-server';
+import { CODEX_BIN, NODE_BIN_DIR } from '@tutti/test-kit';
 import { type AppServerProviderSession, createAppServerProvider } from './app-server-provider.js';
 import { createCodexDescriptor } from './descriptor.js';
 

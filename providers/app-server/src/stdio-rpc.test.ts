@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   createProcessSupervisor,
   isProcessGroupAlive,
@@ -11,12 +10,11 @@ import {
   spawnAgent,
 } from '@tutti/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SCRIPTED_ACP_AGENT } from '@tutti/test-kit';
 import { StdioRpc } from './stdio-rpc.js';
 
 /** Any newline-delimited JSON-RPC agent does; this one can start a grandchild. */
-const SCRIPTED_AGENT = fileURLToPath(
-  new URL('../../../test/fixtures/acp/scripted-agent.mjs', import.meta.url),
-);
+const SCRIPTED_AGENT = SCRIPTED_ACP_AGENT;
 
 const supervisors: ProcessSupervisor[] = [];
 const groups: number[] = [];

@@ -4,11 +4,8 @@
  * sent, so no model is called.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AgentTestEnv, createAgentTestEnv } from '../../../test/fixtures/agents/agent-env.js';
-import {
-  type ConnectorStack,
-  startConnectorStack,
-} from '../../../test/fixtures/agents/connector-stack.js';
+import { type AgentTestEnv, createAgentTestEnv } from '@tutti/test-kit/agent-env';
+import { type ConnectorStack, startConnectorStack } from '@tutti/test-kit/connector-stack';
 import { type ClaudeSdkProviderSession, createClaudeSdkProvider } from './claude-sdk-provider.js';
 
 describe('Claude SDK provider in the session host', () => {

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError } from '../../errors/index.js';
-import { cleanUp, tempDir } from '../store-test-support.js';
+import { cleanUp, tempDir } from '@tutti/test-kit';
 import { homeFormatPath, readHomeFormat, writeHomeFormat } from './format-file.js';
 
 afterEach(cleanUp);

@@ -3,11 +3,10 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTuttiError, type TuttiError } from '../../errors/index.js';
-import { cleanUp, tempDir } from '../store-test-support.js';
+import { cleanUp, copyHomeFixture, homeSnapshot, tempDir } from '@tutti/test-kit';
 import { homeFormatPath, readHomeFormat, writeHomeFormat } from './format-file.js';
 import { migrateHome } from './migrate-home.js';
 import { HOME_FORMAT_VERSION, HOME_MIGRATIONS, type HomeMigration } from './migrations.js';
-import { copyHomeFixture, homeSnapshot } from './test-support.js';
 
 afterEach(cleanUp);
 

@@ -1,22 +1,20 @@
 /**
- * Test harness around `test/fixtures/acp/scripted-agent.mjs`: a session host with the ACP
- * engine driving the scripted agent, the real token service, and readers for what the
- * agent received. Every host made here is closed by `closeAll()`.
+ * Test harness around the kit's scripted ACP agent (`SCRIPTED_ACP_AGENT`): a session host
+ * with the ACP engine driving the scripted agent, the real token service, and readers for
+ * what the agent received. Every host made here is closed by `closeAll()`.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
 import { createTokenService } from '@tutti/core/internal';
+import { SCRIPTED_ACP_AGENT } from '@tutti/test-kit';
 import { createFakeConnector } from '@tutti/core/testing';
 import { createAcpProvider } from '../acp-provider.js';
 import type { AcpAgentDescriptor } from '../descriptors.js';
 
 /** Path of the scripted ACP agent. */
-export const SCRIPTED_AGENT = fileURLToPath(
-  new URL('../../../../test/fixtures/acp/scripted-agent.mjs', import.meta.url),
-);
+export const SCRIPTED_AGENT = SCRIPTED_ACP_AGENT;
 
 const hosts: AgentSessionHost[] = [];
 const dirs: string[] = [];

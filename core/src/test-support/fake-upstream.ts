@@ -1,0 +1,137 @@
+/**
+ * In-process fake upstream connectors for the server tests: an {@link UpstreamClient}
+ * whose tools are plain functions, recording every call and every abort it sees.
+ */
+import { TuttiError } from '../errors/index.js';
+import type {
+  CallSignal,
+  UpstreamCallOptions,
+  UpstreamCallResult,
+  UpstreamClient,
+  UpstreamTool,
+} from '../contracts/index.js';
+
+/** One tool of a fake upstream: its definition and what a call does. */
+export interface FakeTool {
+  readonly tool: UpstreamTool;
+  readonly run: (
+    args: Record<string, unknown> | undefined,
+    signal: CallSignal,
+  ) => Promise<UpstreamCallResult>;
+}
+
+/** One call the fake saw. */
+export interface FakeCall {
+  readonly name: string;
+  readonly args: Record<string, unknown> | undefined;
+  readonly signal: CallSignal;
+}
+
+/** A fake upstream client and what it observed. */
+export interface FakeUpstream extends UpstreamClient {
+  readonly tools: readonly UpstreamTool[];
+  readonly calls: FakeCall[];
+  /** Resolves with the next call of `name` (already made ones count). */
+  called(name: string): Promise<FakeCall>;
+}
+
+/** Creates a fake upstream serving `tools`. */
+export function createFakeUpstream(tools: readonly FakeTool[]): FakeUpstream {
+  const calls: FakeCall[] = [];
+  const waiters: { name: string; resolve: (call: FakeCall) => void }[] = [];
+  return {
+    tools: tools.map((entry) => entry.tool),
+    calls,
+    called(name) {
+      const seen = calls.find((call) => call.name === name);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ name, resolve }));
+    },
+    async callTool(name, args, options?: UpstreamCallOptions) {
+      const signal: CallSignal = options?.signal ?? new AbortController().signal;
+      const call = { name, args, signal };
+      calls.push(call);
+      for (const waiter of waiters.filter((w) => w.name === name)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(call);
+      }
+      const entry = tools.find((candidate) => candidate.tool.name === name);
+      if (!entry) throw new Error(`fake upstream has no tool ${name}`);
+      return entry.run(args, signal);
+    },
+  };
+}
+
+/** A text content result. */
+export function text(value: string): UpstreamCallResult {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+/**
+ * Waits until `signal` aborts, then rejects as the `UpstreamClient` contract asks of a
+ * cancelled call (as the real upstream layer does).
+ */
+export function untilAborted(signal: CallSignal, tool: string): Promise<never> {
+  return new Promise((_, reject) => {
+    const cancelled = () =>
+      reject(new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target: 'fake', tool }));
+    signal.addEventListener('abort', cancelled, { once: true });
+  });
+}
+
+/** The `gh` connector of the tests: search, a tool error, a crash and a slow call. */
+export function githubUpstream(): FakeUpstream {
+  return createFakeUpstream([
+    {
+      tool: {
+        name: 'search',
+        description: 'Search issues',
+        inputSchema: {
+          type: 'object',
+          properties: { query: { type: 'string' } },
+          required: ['query'],
+        },
+      },
+      run: async (args) => ({
+        content: [{ type: 'text', text: `found:${String(args?.query)}` }],
+        structuredContent: { hits: [String(args?.query)] },
+      }),
+    },
+    {
+      tool: { name: 'fail', inputSchema: { type: 'object' } },
+      run: async () => ({ content: [{ type: 'text', text: 'rate limited' }], isError: true }),
+    },
+    {
+      tool: { name: 'crash', inputSchema: { type: 'object' } },
+      run: async () => {
+        throw new Error('upstream transport closed:\n socket hang up');
+      },
+    },
+    {
+      tool: { name: 'slow', inputSchema: { type: 'object' } },
+      run: (_args, signal) => untilAborted(signal, 'slow'),
+    },
+  ]);
+}
+
+/** The `notes` connector: one tool whose arguments are mirrored into `Mcp-Param-*` headers. */
+export function notesUpstream(): FakeUpstream {
+  return createFakeUpstream([
+    {
+      tool: {
+        name: 'add',
+        description: 'Add a note',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            title: { type: 'string', 'x-mcp-header': 'Title' },
+            priority: { type: 'integer', 'x-mcp-header': 'Priority' },
+            body: { type: 'string' },
+          },
+          required: ['title'],
+        },
+      },
+      run: async (args) => text(`added:${String(args?.title)}:${String(args?.priority ?? '-')}`),
+    },
+  ]);
+}
