@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { cleanUp, fixtureCopy, tempDir } from '@tutti/test-kit';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
 import { findInstalledCopy } from './release-compare.js';
 import { openStore } from './store.js';
-import { cleanUp, fixtureCopy, tempDir } from './store-test-support.js';
 
 // Every call passes through; the tests see which folders were listed and which were made.
 vi.mock('node:fs/promises', async (importOriginal) => {
