@@ -134,6 +134,9 @@ export function agentsOf(env: Env, cwd: string, scratch: string): Record<string,
         provider: 'acp',
         env: claudeEnv,
         launch: { command: join(BIN, 'claude-agent-acp') },
+        // The generic ACP provider cannot make an agent ask before each tool call (the
+        // daemon's default); under its own rules, as the direct legs start it.
+        permissions: 'agent',
       },
       direct: directAcpStart(join(BIN, 'claude-agent-acp'), [], claudeEnv, cwd),
       projected: projectedAcpStart(join(BIN, 'claude-agent-acp'), [], claudeEnv, cwd),
