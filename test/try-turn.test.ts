@@ -4,33 +4,14 @@
  * offline (the scripted model on 127.0.0.1), prints its events, exits 0, and leaves no
  * process and no folder behind.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isProcessRunning } from '@tutti/core/internal';
+import { runCommand } from '@tutti/test-kit/tuttid';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-
-function runTryTurn(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('npm', ['run', '-s', 'try-turn'], {
-    cwd: ROOT,
-    env: { ...process.env, TUTTI_HOME: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runTryTurn() {
+  return runCommand('npm', ['run', '-s', 'try-turn']);
 }
 
 describe('npm run try-turn', () => {

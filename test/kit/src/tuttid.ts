@@ -247,14 +247,15 @@ export interface CommandResult {
 }
 
 /**
- * Runs the built `tuttid` bin with `args` (an operator command: `status`, `dashboard`) to
- * its end, as a person types it; `TUTTI_HOME` is unset unless `env` sets it.
+ * Runs `command args` in the repository to its end, as a person types it, and answers what
+ * it printed; `TUTTI_HOME` is unset unless `env` sets it.
  */
-export function runTuttidCommand(
+export function runCommand(
+  command: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<CommandResult> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, TUTTI_HOME: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -271,6 +272,17 @@ export function runTuttidCommand(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Runs the built `tuttid` bin with `args` (an operator command: `status`, `dashboard`) to
+ * its end, as a person types it; `TUTTI_HOME` is unset unless `env` sets it.
+ */
+export function runTuttidCommand(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CommandResult> {
+  return runCommand(process.execPath, [BIN, ...args], env);
 }
 
 /** Sends SIGKILL to every daemon still running (afterEach). */
