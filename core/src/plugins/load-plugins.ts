@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { providerHooks } from '../session/hooks.js';
 import type { AgentProvider } from '../session/provider-contract.js';
+import type { TapGuard } from '../session/tap-guard.js';
 import type { DiscoverOptions, PluginCandidate, PluginSource } from './discover-plugins.js';
 import { discoverPlugins } from './discover-plugins.js';
 import {
@@ -15,11 +16,12 @@ import {
   tuttiPluginSchema,
   type TuttiPlugin,
 } from './plugin-contract.js';
-import { applyAs, disablePlugin } from './tap-guard.js';
 
 /** The host plugins are applied to; `AgentSessionHost` is one. */
 export interface LoaderHost extends PluginHost {
   listProviders(): readonly { name: string }[];
+  /** The guard of the host's hook table: attributes a plugin's taps while it applies. */
+  readonly taps: Pick<TapGuard, 'applyAs' | 'disable'>;
 }
 
 /** What happened to one plugin. */
@@ -127,7 +129,7 @@ export async function applyPlugin(
     },
   });
   try {
-    await applyAs(host.hooks, plugin.name, () => plugin.apply(scoped));
+    await host.taps.applyAs(plugin.name, () => plugin.apply(scoped));
     const taken = new Set(host.listProviders().map((provider) => provider.name));
     for (const provider of staged) {
       if (taken.has(provider.name)) {
@@ -141,7 +143,7 @@ export async function applyPlugin(
     }
     applied = true;
   } catch (error) {
-    disablePlugin(host.hooks, plugin.name);
+    host.taps.disable(plugin.name);
     return failed(
       named,
       'TUTTI_ERR_PLUGIN_APPLY_FAILED',

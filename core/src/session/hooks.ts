@@ -11,6 +11,7 @@ import type { MCPServerBinding, PreparedRuntime } from '../contracts/index.js';
 import { TuttiError } from '../errors/index.js';
 import { SESSION_OPERATIONS } from './operations.js';
 import type { AgentProvider, LiveSession, Reproject } from './provider-contract.js';
+import type { InterceptableHook } from './tap-guard.js';
 import type {
   ParamsOf,
   ProviderParams,
@@ -68,29 +69,18 @@ export type RefreshHook<P = ProviderParams> = AsyncSeriesBailHook<
   string | undefined
 >;
 
-/** A visitor of every hook of a table, per-provider hooks included when they are created. */
-type HookVisitor = (hook: { intercept(interceptor: object): void }, name: string) => void;
+/** Called with every hook of a table as it is created, per-provider hooks included. */
+export type HookVisitor = (hook: InterceptableHook, name: string) => void;
 
-/** Per table: its visitors and the per-provider hooks created so far. */
-const registries = new WeakMap<
-  object,
-  { visitors: HookVisitor[]; created: [{ intercept(interceptor: object): void }, string][] }
->();
-
-/** Creates the frozen hook table of one session host. */
-export function createSessionHooks() {
-  const registry = {
-    visitors: [] as HookVisitor[],
-    created: [] as [{ intercept(interceptor: object): void }, string][],
-  };
-  const keyed = <H extends { intercept(interceptor: object): void }>(
-    name: string,
-    create: (key: string) => H,
-  ) =>
+/**
+ * Creates the frozen hook table of one session host; `onHook` sees every hook as it is
+ * created (the host's tap guard attaches there), per-provider hooks when first used.
+ */
+export function createSessionHooks(onHook?: HookVisitor) {
+  const keyed = <H extends InterceptableHook>(name: string, create: (key: string) => H) =>
     new HookMap<H>((key: string) => {
       const hook = create(key);
-      registry.created.push([hook, `${name}.${key}`]);
-      for (const visit of registry.visitors) visit(hook, `${name}.${key}`);
+      onHook?.(hook, `${name}.${key}`);
       return hook;
     }, name);
   const projection = (name: string) =>
@@ -126,8 +116,10 @@ export function createSessionHooks() {
     /** Runs after a session closed and its token was revoked. */
     sessionClose: new AsyncSeriesHook<[SessionContext]>(['session'], 'sessionClose'),
   });
-  registries.set(hooks, registry);
   hooks.prepare.intercept({ register: guardBindings });
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (!(hook instanceof HookMap)) onHook?.(hook, name);
+  }
   return hooks;
 }
 
@@ -179,20 +171,6 @@ export function projectionHook(
   operation: SessionOperation,
 ): ProjectionHook {
   return hooks[SESSION_OPERATIONS[operation].hook].for(provider);
-}
-
-/**
- * Calls `visit` for every plain hook of the table now, and for every per-provider hook now
- * and whenever one is created later (e.g. to intercept the taps of a plugin).
- */
-export function visitHooks(hooks: SessionHooks, visit: HookVisitor): void {
-  for (const [name, hook] of Object.entries(hooks)) {
-    if (!(hook instanceof HookMap)) visit(hook, name);
-  }
-  const registry = registries.get(hooks);
-  if (!registry) return;
-  for (const [hook, name] of registry.created) visit(hook, name);
-  registry.visitors.push(visit);
 }
 
 /** What a tap's return does, per hook: the source of the last column of `docs/hooks.md`. */

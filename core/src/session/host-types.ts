@@ -4,7 +4,6 @@ import type { TuttiEventBody } from '../events/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { SecretRedactor } from '../process/secret-redactor.js';
 import type { ListChangedListener } from '../registry/types.js';
-import type { SessionHooks } from './hooks.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
 import type { SessionRecords } from './session-records.js';
 import type { PermissionMode } from './turn-types.js';
@@ -141,7 +140,6 @@ export interface PreparedSession {
 export interface AgentSessionHostOptions {
   readonly connector: ConnectorRuntimePort;
   readonly tokens: SessionTokenService;
-  readonly hooks?: SessionHooks;
   readonly guidance?: GuidanceFunction;
   /** Registry whose visible changes trigger each live session's refresh chain. */
   readonly registry?: { onListChanged(listener: ListChangedListener): () => void };

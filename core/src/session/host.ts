@@ -9,6 +9,7 @@ import type { ProviderCapabilities } from '../contracts/index.js';
 import { agentInheritedEnv } from '../process/inherited-env.js';
 import type { AgentSession } from './agent-session.js';
 import { createSessionHooks, type ProviderHooks, type SessionHooks } from './hooks.js';
+import { TapGuard } from './tap-guard.js';
 import type { HostParts } from './host-parts.js';
 import type * as T from './host-types.js';
 import { LiveSlots } from './live-slots.js';
@@ -29,6 +30,8 @@ const RESTORE_WITHIN_MS = 60_000;
 export class AgentSessionHost {
   /** The frozen hook table; see `docs/hooks.md`. */
   readonly hooks: SessionHooks;
+  /** Attributes the taps of each plugin being applied, and silences a failed plugin's. */
+  readonly taps = new TapGuard();
   readonly #parts: HostParts;
   readonly #providers: ProviderTable;
   readonly #sessions = new SessionTable();
@@ -41,7 +44,7 @@ export class AgentSessionHost {
   constructor(options: T.AgentSessionHostOptions) {
     const ms = options.restoreWithinMs ?? RESTORE_WITHIN_MS;
     this.#restoreWithin = { deadline: Date.now() + ms, ms };
-    this.hooks = options.hooks ?? createSessionHooks();
+    this.hooks = createSessionHooks(this.taps.attach);
     this.#providers = new ProviderTable(this.hooks);
     this.#inherited = options.inheritedEnv ?? agentInheritedEnv();
     const preparer = new DefaultPreparer({
