@@ -406,6 +406,31 @@ describe('AgentSessionHost', () => {
     });
   });
 
+  it('forgets a host-driven session whose prepare fails, and frees its place', async () => {
+    const { host } = await setup({ maxSessions: 1 });
+    let broken = true;
+    host.hooks.prepare.tapPromise('Flaky', async (runtime) => {
+      if (broken) throw new Error('the vault is locked');
+      return runtime;
+    });
+    const ask = {
+      provider: 'external',
+      workspaceId: 'ws',
+      cwd: '/w',
+      flags: { httpMcp: true, listChanged: false },
+    };
+    await expect(host.prepareOnly(ask)).rejects.toThrow('the vault is locked');
+    await expect(
+      host.prepareSession({ provider: 'fake', workspaceId: 'ws2', cwd: '/w' }),
+    ).rejects.toThrow('the vault is locked');
+    expect(host.listSessions()).toEqual([]);
+    broken = false;
+    const { agentSessionId } = await host.prepareOnly(ask);
+    expect(host.listSessions().map((session) => [session.id, session.status])).toEqual([
+      [agentSessionId, 'prepared'],
+    ]);
+  });
+
   it('prepares a runtime for a self-spawned agent and revokes its token on close', async () => {
     const { host, real } = await setup();
     const { agentSessionId, runtime } = await host.prepareOnly({

@@ -105,7 +105,9 @@ export class AgentSessionHost {
       baseEnv: { ...request.env },
       replaces: askedAgain(ask),
     });
-    return session.prepareForHost(provider, request.agentCapabilities, request.settings);
+    return this.#opening(session, () =>
+      session.prepareForHost(provider, request.agentCapabilities, request.settings),
+    );
   }
 
   /** Prepares the provider-neutral runtime for an agent the caller spawns itself. */
@@ -115,7 +117,7 @@ export class AgentSessionHost {
       baseEnv: { ...request.env },
       replaces: askedAgain(request),
     });
-    return session.prepareForHost(undefined);
+    return this.#opening(session, () => session.prepareForHost(undefined));
   }
 
   /** The session of that id; TUTTI_ERR_SESSION_UNKNOWN when there is none. */
@@ -219,8 +221,15 @@ export class AgentSessionHost {
     const session = this.#sessions.add(this.#parts, ask, new DaemonDriven(), {
       baseEnv: { ...this.#inherited, ...request.env },
     });
+    return this.#opening(session, () =>
+      session.open(provider, request, operation, providerSessionId),
+    );
+  }
+
+  /** Runs a new session's first step; one that fails leaves the table and frees its slot. */
+  async #opening<R>(session: AgentSession, first: () => Promise<R>): Promise<R> {
     try {
-      return await session.open(provider, request, operation, providerSessionId);
+      return await first();
     } catch (error) {
       this.#sessions.delete(session);
       session.forget();
