@@ -1,15 +1,15 @@
 /**
  * The ways a session is opened, written once: for each operation, the projection hook
- * third-party plugins tap, the ACP SDK method and the ACP wire method that carry it, and
- * whether a provider can open a session that way.
+ * third-party plugins tap, the ACP method that carries it on the wire, and whether a
+ * provider can open a session that way.
  */
 import type { SessionOperation } from './session-types.js';
 
-/** Each operation's hook, method and wire name. */
+/** Each operation's hook and ACP wire method. */
 export const SESSION_OPERATIONS = Object.freeze({
-  new: Object.freeze({ hook: 'sessionNew', method: 'newSession', wire: 'session/new' }),
-  load: Object.freeze({ hook: 'sessionLoad', method: 'loadSession', wire: 'session/load' }),
-  resume: Object.freeze({ hook: 'sessionResume', method: 'resumeSession', wire: 'session/resume' }),
+  new: Object.freeze({ hook: 'sessionNew', wire: 'session/new' }),
+  load: Object.freeze({ hook: 'sessionLoad', wire: 'session/load' }),
+  resume: Object.freeze({ hook: 'sessionResume', wire: 'session/resume' }),
 } as const);
 
 /** The operations that open an earlier session by the agent's own id. */

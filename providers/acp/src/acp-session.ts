@@ -102,9 +102,10 @@ export class AcpSession implements LiveSession<AcpSessionParams> {
     const operation = reloadOperation(state.declared, state.liveReload);
     if (!operation) return false;
     const { params } = await reproject(operation);
+    const { wire } = SESSION_OPERATIONS[operation];
     try {
       const result = await this.request<{ modes?: { currentModeId?: unknown } } | null>(
-        SESSION_OPERATIONS[operation].wire,
+        wire,
         params,
       );
       const mode = state.sessionMode;
@@ -117,7 +118,7 @@ export class AcpSession implements LiveSession<AcpSessionParams> {
       // the next strategy (a resume or restart by whoever drives the agent) takes over.
       state.logger?.warn(
         { provider: state.provider, session: state.agentSessionId, operation },
-        `the agent could not take the new tool list through session/${operation}: ${error instanceof Error ? error.message : String(error)}`,
+        `the agent could not take the new tool list through ${wire}: ${error instanceof Error ? error.message : String(error)}`,
       );
       return false;
     }
