@@ -10,8 +10,8 @@ import { createConnectorMCPRegistry } from '../registry/index.js';
 import { providerHooks, REFRESH_STAGES } from './hooks.js';
 import { AgentSessionHost } from './host.js';
 import type { AgentSessionHostOptions } from './host-types.js';
-import { createFakeConnector, recordTokens } from './test-support/fake-connector.js';
-import { installFakeProvider } from './test-support/fake-provider.js';
+import { createFakeConnector, recordTokens } from '@tutti/test-kit/core/fake-connector';
+import { installFakeProvider } from '@tutti/test-kit/core/fake-provider';
 
 const hosts: AgentSessionHost[] = [];
 const dirs: string[] = [];

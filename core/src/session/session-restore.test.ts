@@ -7,8 +7,8 @@ import { createEventHub, type TuttiEvent } from '../events/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
 import { AgentSessionHost } from './host.js';
 import { sessionRecords } from './session-records.js';
-import { createFakeConnector } from './test-support/fake-connector.js';
-import { installFakeProvider } from './test-support/fake-provider.js';
+import { createFakeConnector } from '@tutti/test-kit/core/fake-connector';
+import { installFakeProvider } from '@tutti/test-kit/core/fake-provider';
 
 const hosts: AgentSessionHost[] = [];
 const dirs: string[] = [];

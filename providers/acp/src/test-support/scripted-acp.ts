@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
 import { createTokenService } from '@tutti/core/internal';
 import { SCRIPTED_ACP_AGENT } from '@tutti/test-kit';
-import { createFakeConnector } from '@tutti/core/testing';
+import { createFakeConnector } from '@tutti/test-kit/core/fake-connector';
 import { createAcpProvider } from '../acp-provider.js';
 import type { AcpAgentDescriptor } from '../descriptors.js';
 
