@@ -16,7 +16,7 @@ import {
   type FakeResponsesServer,
   startFakeResponsesServer,
 } from '@tutti/test-kit/fake-responses-server';
-import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN } from '@tutti/test-kit';
+import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN, WAIT } from '@tutti/test-kit';
 import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
 import { AppServerEngine } from './app-server-engine.js';
 import { parseConfig } from './codex-config.js';
@@ -275,7 +275,7 @@ describe.each(DESCRIPTORS)('app-server engine (%s)', (_name, makeDescriptor) => 
       const turn = async (text: string) => {
         const before = turnsDone.length;
         await engine.startTurn(threadId, text);
-        await expect.poll(() => turnsDone.length, { timeout: 20_000 }).toBeGreaterThan(before);
+        await expect.poll(() => turnsDone.length, WAIT).toBeGreaterThan(before);
       };
 
       await turn('first');

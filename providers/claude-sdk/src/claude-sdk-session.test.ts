@@ -14,6 +14,7 @@ import {
 } from '@tutti/core';
 import { isProcessGroupAlive as groupHasLiveMember, spawnAgent } from '@tutti/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WAIT } from '@tutti/test-kit';
 import { type AgentTestEnv, createAgentTestEnv } from '@tutti/test-kit/agent-env';
 import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
 import { ClaudeSdkSession } from './claude-sdk-session.js';
@@ -233,6 +234,6 @@ describe('Claude SDK session', () => {
     await session.close();
 
     // Claude Code exits once its query closes; the host stops what is left of its group.
-    await expect.poll(() => groupHasLiveMember(pid), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => groupHasLiveMember(pid), WAIT).toBe(false);
   });
 });
