@@ -8,12 +8,12 @@ const ENTRIES: [string, string][] = [
   ['@tutti/core', 'core/src/index.ts'],
   ['@tutti/core/client', 'core/src/client.ts'],
   ['@tutti/core/internal', 'core/src/internal.ts'],
-  ['@tutti/core/testing', 'core/src/testing.ts'],
   ['@tutti/provider-acp', 'providers/acp/src/index.ts'],
   ['@tutti/provider-app-server', 'providers/app-server/src/index.ts'],
   ['@tutti/provider-claude-sdk', 'providers/claude-sdk/src/index.ts'],
   ['@tutti/test-kit', 'test/kit/src/index.ts'],
   ['@tutti/test-kit/tuttid', 'test/kit/src/tuttid.ts'],
+  ['@tutti/test-kit/core/fake-connector', 'test/kit/src/core/fake-connector.ts'],
 ];
 
 describe('tests run against the sources', () => {

@@ -1,9 +1,9 @@
 /**
  * `@tutti/core`: what providers, plugins and the CLI build on: the contracts, the errors,
  * the session host and the provider contract, the plugin helpers and the daemon entry.
- * Every name is listed here on purpose; nothing else of core is public. Daemon, CLI and
- * bench internals are in `@tutti/core/internal`, test helpers in `@tutti/core/testing`,
- * what a client of a running daemon needs in `@tutti/core/client`.
+ * Every name is listed here on purpose; nothing else of core is public. Daemon, CLI,
+ * bench and test kit internals are in `@tutti/core/internal`, what a client of a running
+ * daemon needs in `@tutti/core/client`; test helpers are in the test kit, `@tutti/test-kit`.
  */
 
 // Contracts.

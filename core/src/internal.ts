@@ -47,3 +47,26 @@ export type { ConnectorStatus } from './runtime/types.js';
 
 // The daemon's control API.
 export { buildControlApp } from './daemon/control-app.js';
+
+// For the test kit's doubles of core (`@tutti/test-kit/core/*`), which reach core through
+// its exports only: the upstream contract, the connector app, the runtime's parts and the
+// session host's ports.
+export type {
+  CallSignal,
+  UpstreamCallOptions,
+  UpstreamCallResult,
+  UpstreamClient,
+} from './contracts/connector-route.js';
+export {
+  buildConnectorApp,
+  type ConnectorApp,
+  type ConnectorServerOptions,
+} from './server/connector-app.js';
+export { createConnectorCatalog } from './catalog/connector-catalog.js';
+export {
+  type ConnectorRuntimeOptions,
+  createConnectorRuntime,
+} from './runtime/connector-runtime.js';
+export type { RuntimeLogger } from './runtime/types.js';
+export type { Clock } from './dashboard/clock.js';
+export type { ConnectorRuntimePort, SessionTokenService } from './session/session-types.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AgentSessionHost } from '@tutti/core';
 import { discoverAndLoadPlugins, createTokenService } from '@tutti/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeConnector } from '@tutti/core/testing';
+import { createFakeConnector } from '@tutti/test-kit/core/fake-connector';
 
 const doc = readFileSync(new URL('../../docs/writing-a-provider.md', import.meta.url), 'utf8');
 const EXAMPLE = readFileSync(

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildControlApp } from '../daemon/control-app.js';
 import { createEventHub, type EventHub } from '../events/index.js';
 import { createConnectorMCPRegistry } from '../registry/connector-mcp-registry.js';
-import { createManualClock } from '../test-support/manual-clock.js';
+import { createManualClock } from '@tutti/test-kit/core/manual-clock';
 import { registerDashboard } from './dashboard-routes.js';
 import { MAX_SESSIONS, SESSION_TTL_MS } from './dashboard-sessions.js';
 

@@ -3,7 +3,7 @@
  * session opened, at logout, at expiry and when the session cap revokes it.
  */
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../test-support/manual-clock.js';
+import { createManualClock } from '@tutti/test-kit/core/manual-clock';
 import { createDashboardSessions, MAX_SESSIONS, SESSION_TTL_MS } from './dashboard-sessions.js';
 
 describe('dashboard sessions', () => {

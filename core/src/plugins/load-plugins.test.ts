@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTokenService } from '../auth/index.js';
 import { AgentSessionHost } from '../session/host.js';
-import { createFakeConnector } from '../session/test-support/fake-connector.js';
+import { createFakeConnector } from '@tutti/test-kit/core/fake-connector';
 import type { PluginCandidate } from './discover-plugins.js';
 import { applyPlugin, loadPlugins } from './load-plugins.js';
 

@@ -3,7 +3,7 @@ import type { TuttiEventBody } from '../events/index.js';
 import { cleanUp, writeRelease } from '@tutti/test-kit';
 import { FAILURE_ADVICE } from './connector-events.js';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime } from '../test-support/test-runtime.js';
+import { createTestRuntime } from '@tutti/test-kit/core/test-runtime';
 
 const runtimes: ConnectorRuntime[] = [];
 

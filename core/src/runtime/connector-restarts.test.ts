@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanUp, writeRelease } from '@tutti/test-kit';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime } from '../test-support/test-runtime.js';
+import { createTestRuntime } from '@tutti/test-kit/core/test-runtime';
 
 const runtimes: ConnectorRuntime[] = [];
 

@@ -9,7 +9,7 @@ import { publishShim, SHIM_NO_CREDENTIAL_EXIT } from '../shims/index.js';
 import { cleanUp, STDIO_SERVER, tempDir, writeRelease } from '@tutti/test-kit';
 import { groupGone } from '@tutti/test-kit/processes';
 import type { ConnectorRuntime } from './connector-runtime.js';
-import { createTestRuntime } from '../test-support/test-runtime.js';
+import { createTestRuntime } from '@tutti/test-kit/core/test-runtime';
 
 const runtimes: ConnectorRuntime[] = [];
 

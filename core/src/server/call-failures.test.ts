@@ -13,8 +13,13 @@ import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import type { UpstreamCallResult, UpstreamClient, UpstreamTool } from '../contracts/index.js';
 import { openHttpUpstream } from '../upstream/index.js';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
-import { createApp, createWorld, legacyHeaders, type World } from '../test-support/server-world.js';
-import { startStdioUpstream } from '../test-support/stdio-upstream.js';
+import {
+  createApp,
+  createWorld,
+  legacyHeaders,
+  type World,
+} from '@tutti/test-kit/core/server-world';
+import { startStdioUpstream } from '@tutti/test-kit/core/stdio-upstream';
 
 /** Call timeout of an upstream whose `sleep` must time out (the default is 600 s). */
 const SHORT_CALL_TIMEOUT_MS = 300;

@@ -7,8 +7,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallSignal } from '../contracts/index.js';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
-import { startStdioUpstream, type StdioUpstream } from '../test-support/stdio-upstream.js';
-import { createWorld, ENVELOPE, type World } from '../test-support/server-world.js';
+import { startStdioUpstream, type StdioUpstream } from '@tutti/test-kit/core/stdio-upstream';
+import { createWorld, ENVELOPE, type World } from '@tutti/test-kit/core/server-world';
 
 function aborted(signal: CallSignal): Promise<unknown> {
   return signal.aborted

@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listeningAddresses } from '@tutti/test-kit/listening-addresses';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
-import { createWorld } from '../test-support/server-world.js';
+import { createWorld } from '@tutti/test-kit/core/server-world';
 
 /** Resolves with the error code of connecting to `host:port` (or 'connected'). */
 function tryConnect(host: string, port: number): Promise<string> {

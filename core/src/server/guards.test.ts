@@ -6,7 +6,7 @@ import {
   INJECT_PORT,
   legacyHeaders,
   type World,
-} from '../test-support/server-world.js';
+} from '@tutti/test-kit/core/server-world';
 
 const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
 

@@ -7,7 +7,7 @@ import {
   isPlainModernRequest,
   isPlainRequest,
 } from './inbound-message.js';
-import { ENVELOPE } from '../test-support/server-world.js';
+import { ENVELOPE } from '@tutti/test-kit/core/server-world';
 
 const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'gh_search' } };
 

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorMCPRegistry } from '../registry/types.js';
 import type { ConnectorApp } from './connector-app.js';
-import { createApp, createWorld, legacyHeaders, type World } from '../test-support/server-world.js';
+import {
+  createApp,
+  createWorld,
+  legacyHeaders,
+  type World,
+} from '@tutti/test-kit/core/server-world';
 
 describe('MCP 2025-06-18 surface', () => {
   let world: World;

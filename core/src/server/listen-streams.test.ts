@@ -2,8 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
-import { createFakeUpstream, text } from '../test-support/fake-upstream.js';
-import { createWorld, ENVELOPE, type World } from '../test-support/server-world.js';
+import { createFakeUpstream, text } from '@tutti/test-kit/core/fake-upstream';
+import { createWorld, ENVELOPE, type World } from '@tutti/test-kit/core/server-world';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 

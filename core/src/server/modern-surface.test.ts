@@ -7,7 +7,7 @@ import {
   legacyHeaders,
   modernRequest,
   type World,
-} from '../test-support/server-world.js';
+} from '@tutti/test-kit/core/server-world';
 
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 

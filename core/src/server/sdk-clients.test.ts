@@ -12,8 +12,8 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ConnectorServer, createConnectorServer } from './connector-server.js';
-import { createFakeUpstream, text } from '../test-support/fake-upstream.js';
-import { createWorld, type World } from '../test-support/server-world.js';
+import { createFakeUpstream, text } from '@tutti/test-kit/core/fake-upstream';
+import { createWorld, type World } from '@tutti/test-kit/core/server-world';
 
 type Mode = 'legacy' | 'auto' | 'pin';
 

@@ -11,7 +11,7 @@ import {
   legacyHeaders,
   modernRequest,
   type World,
-} from '../test-support/server-world.js';
+} from '@tutti/test-kit/core/server-world';
 
 /** JSON text of an object nested `depth` levels deep (level 1: the object itself). */
 function nested(depth: number): string {

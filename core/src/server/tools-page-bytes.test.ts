@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTuttiError } from '../errors/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
-import { createFakeUpstream, text } from '../test-support/fake-upstream.js';
+import { createFakeUpstream, text } from '@tutti/test-kit/core/fake-upstream';
 import { createToolsPageBytes } from './tools-page-bytes.js';
 
 function registryWith(count: number) {

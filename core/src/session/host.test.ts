@@ -10,8 +10,9 @@ import { createConnectorMCPRegistry } from '../registry/index.js';
 import { providerHooks, REFRESH_STAGES } from './hooks.js';
 import { AgentSessionHost } from './host.js';
 import type { AgentSessionHostOptions } from './host-types.js';
-import { createFakeConnector, recordTokens } from './test-support/fake-connector.js';
-import { installFakeProvider } from './test-support/fake-provider.js';
+import { WAIT } from '@tutti/test-kit';
+import { createFakeConnector, recordTokens } from '@tutti/test-kit/core/fake-connector';
+import { installFakeProvider } from '@tutti/test-kit/core/fake-provider';
 
 const hosts: AgentSessionHost[] = [];
 const dirs: string[] = [];
@@ -360,7 +361,7 @@ describe('AgentSessionHost', () => {
       "console.error('model key missing'); setTimeout(() => process.exit(3), 300);";
     const info = await start();
     expect(info.pid).toBeTypeOf('number');
-    await expect.poll(() => host.listSessions()[0]?.status, { timeout: 10_000 }).toBe('exited');
+    await expect.poll(() => host.listSessions()[0]?.status, WAIT).toBe('exited');
     const [ended] = host.listSessions();
     expect(ended).toMatchObject({
       exit: { code: 3, signal: null, description: 'exit code 3', stderr: ['model key missing'] },
@@ -393,7 +394,7 @@ describe('AgentSessionHost', () => {
     const { host, control, start } = await setup({ maxSessions: 1 });
     control.agentScript = 'setTimeout(() => process.exit(3), 300);';
     const ended = await start();
-    await expect.poll(() => host.listSessions()[0]?.status, { timeout: 10_000 }).toBe('exited');
+    await expect.poll(() => host.listSessions()[0]?.status, WAIT).toBe('exited');
     control.agentScript = undefined;
     const next = await start();
     expect(host.listSessions().map((s) => [s.id, s.status])).toEqual([

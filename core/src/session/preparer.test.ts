@@ -4,7 +4,7 @@ import type { PreparedRuntime } from '../contracts/index.js';
 import { isTuttiError } from '../errors/index.js';
 import { createSessionHooks } from './hooks.js';
 import { DefaultPreparer, type PlainReason } from './preparer.js';
-import { createFakeConnector, recordTokens } from './test-support/fake-connector.js';
+import { createFakeConnector, recordTokens } from '@tutti/test-kit/core/fake-connector';
 import type { SessionContext } from './session-types.js';
 
 const session: SessionContext = Object.freeze({

@@ -7,8 +7,9 @@ import { createEventHub, type TuttiEvent } from '../events/index.js';
 import { createConnectorMCPRegistry } from '../registry/index.js';
 import { AgentSessionHost } from './host.js';
 import { sessionRecords } from './session-records.js';
-import { createFakeConnector } from './test-support/fake-connector.js';
-import { installFakeProvider } from './test-support/fake-provider.js';
+import { WAIT } from '@tutti/test-kit';
+import { createFakeConnector } from '@tutti/test-kit/core/fake-connector';
+import { installFakeProvider } from '@tutti/test-kit/core/fake-provider';
 
 const hosts: AgentSessionHost[] = [];
 const dirs: string[] = [];
@@ -118,8 +119,8 @@ describe('sessions across a daemon restart', () => {
       env: SECRET_ENV,
     });
     expect((await records.list()).map((s) => s.record.agentSessionId)).toEqual([info.id]);
-    await expect.poll(() => host.listSessions()[0]?.status, { timeout: 10_000 }).toBe('exited');
-    await expect.poll(async () => readdir(join(dir, 'records')), { timeout: 5_000 }).toEqual([]);
+    await expect.poll(() => host.listSessions()[0]?.status, WAIT).toBe('exited');
+    await expect.poll(async () => readdir(join(dir, 'records')), WAIT).toEqual([]);
     expect(host.listSessions()[0]).toMatchObject({ id: info.id, status: 'exited' });
   });
 

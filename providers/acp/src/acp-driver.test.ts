@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AcpAgentDescriptor } from './descriptors.js';
-import { closeAll, scriptedHost } from './test-support/scripted-acp.js';
+import { closeAll, scriptedHost } from '@tutti/test-kit/scripted-acp';
 
 afterEach(closeAll);
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { onceOption } from './acp-turn.js';
-import { closeAll, scriptedHost } from './test-support/scripted-acp.js';
+import { closeAll, scriptedHost } from '@tutti/test-kit/scripted-acp';
 
 afterEach(closeAll);
 

@@ -8,26 +8,70 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { PreparedRuntime } from '@tutti/core';
-import { isProcessGroupAlive as groupHasLiveMember } from '@tutti/core/internal';
+import { type PreparedRuntime, sessionFiles } from '@tutti/core';
+import { isProcessGroupAlive as groupHasLiveMember, spawnAgent } from '@tutti/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AgentTestEnv, createAgentTestEnv } from '@tutti/test-kit/agent-env';
 import {
   type FakeResponsesServer,
   startFakeResponsesServer,
 } from '@tutti/test-kit/fake-responses-server';
-import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN } from '@tutti/test-kit';
+import { CODEX_BIN, NODE_BIN_DIR, TUTTI_AGENT_BIN, WAIT } from '@tutti/test-kit';
 import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
-import type { AppServerEngine } from './app-server-engine.js';
+import { AppServerEngine } from './app-server-engine.js';
 import { parseConfig } from './codex-config.js';
 import {
   type AppServerDescriptor,
   createCodexDescriptor,
   createTuttiAgentDescriptor,
 } from './descriptor.js';
-import { startStandaloneEngine } from './test-support/standalone-engine.js';
+import { type EngineLogger, sessionConfig, writeSessionHome } from './session-home.js';
 
 const run = promisify(execFile);
+
+/**
+ * Starts an engine outside a session host: its session home written under `baseDir`, the
+ * agent spawned through core's agent spawn; `dispose` closes it and removes the home.
+ */
+async function startStandaloneEngine(options: {
+  descriptor: AppServerDescriptor;
+  prepared: PreparedRuntime;
+  baseDir: string;
+  logger?: EngineLogger;
+}): Promise<{ engine: AppServerEngine; dispose(): Promise<void> }> {
+  const { descriptor, prepared } = options;
+  const files = sessionFiles(join(options.baseDir, `session-${descriptor.id}-${Date.now()}`));
+  const config = await sessionConfig(descriptor, prepared.mcpServers, options.logger);
+  const home = await writeSessionHome(files, descriptor, config);
+  try {
+    const engine = await AppServerEngine.start({
+      descriptor,
+      prepared,
+      home,
+      spawn: () =>
+        spawnAgent(
+          {
+            command: descriptor.command,
+            args: descriptor.args,
+            cwd: prepared.cwd,
+            env: { ...prepared.env, [descriptor.homeEnvVar]: home.dir },
+          },
+          { provider: descriptor.id },
+        ),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    return {
+      engine,
+      async dispose() {
+        await engine.close();
+        await files.remove();
+      },
+    };
+  } catch (error) {
+    await files.remove();
+    throw error;
+  }
+}
 
 const DESCRIPTORS: [string, (userHome: string) => AppServerDescriptor][] = [
   ['codex', (userHome) => createCodexDescriptor({ command: CODEX_BIN, userHome })],
@@ -231,7 +275,7 @@ describe.each(DESCRIPTORS)('app-server engine (%s)', (_name, makeDescriptor) => 
       const turn = async (text: string) => {
         const before = turnsDone.length;
         await engine.startTurn(threadId, text);
-        await expect.poll(() => turnsDone.length, { timeout: 20_000 }).toBeGreaterThan(before);
+        await expect.poll(() => turnsDone.length, WAIT).toBeGreaterThan(before);
       };
 
       await turn('first');

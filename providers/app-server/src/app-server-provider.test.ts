@@ -12,7 +12,7 @@ import {
   type FakeResponsesServer,
   startFakeResponsesServer,
 } from '@tutti/test-kit/fake-responses-server';
-import { CODEX_BIN, NODE_BIN_DIR } from '@tutti/test-kit';
+import { CODEX_BIN, NODE_BIN_DIR, WAIT } from '@tutti/test-kit';
 import { type AppServerProviderSession, createAppServerProvider } from './app-server-provider.js';
 import { createCodexDescriptor } from './descriptor.js';
 
@@ -66,14 +66,14 @@ describe('app-server provider in the session host', () => {
       if (n.method === 'turn/completed') turnsDone.push(n.params);
     });
     await engine.startTurn(threadId, 'first');
-    await expect.poll(() => turnsDone.length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => turnsDone.length, WAIT).toBe(1);
 
     stack.commitDemoTools(['echo', 'added']);
     await expect
       .poll(() => stack.host.listSessions()[0]?.lastRefresh?.strategy)
       .toBe('reconnect-before-turn');
     await engine.startTurn(threadId, 'second');
-    await expect.poll(() => turnsDone.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => turnsDone.length, WAIT).toBe(2);
 
     const connectorTools = (index: number) =>
       model.toolNamesPerRequest[index]?.filter((name) => name.startsWith('mcp__connector')).sort();

@@ -2,16 +2,81 @@
  * End-to-end proofs of the Claude SDK engine on the real Claude Code binary bundled with
  * the Agent SDK. The prompt stream never yields, so no model is called.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PreparedRuntime } from '@tutti/core';
-import { isProcessGroupAlive as groupHasLiveMember } from '@tutti/core/internal';
+import type { Options } from '@anthropic-ai/claude-agent-sdk';
+import {
+  type AgentProcess,
+  createSkillPlugin,
+  type PreparedRuntime,
+  sessionFiles,
+} from '@tutti/core';
+import { isProcessGroupAlive as groupHasLiveMember, spawnAgent } from '@tutti/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WAIT } from '@tutti/test-kit';
 import { type AgentTestEnv, createAgentTestEnv } from '@tutti/test-kit/agent-env';
 import { startToolServer, type ToolServer } from '@tutti/test-kit/tool-server';
-import type { ClaudeSdkSession } from './claude-sdk-session.js';
-import { bindingsToMcpServers } from './query-options.js';
-import { startStandaloneClaude } from './test-support/standalone-session.js';
+import { ClaudeSdkSession } from './claude-sdk-session.js';
+import { bindingsToMcpServers, buildQueryOptions } from './query-options.js';
+
+/**
+ * Starts a session outside a session host, its files under `baseDir`: the options projected
+ * as the provider's tap does, the skills plugin written into a folder of its own, Claude
+ * Code spawned through core's agent spawn and stopped as a whole group on dispose.
+ */
+async function startStandaloneClaude(input: {
+  prepared: PreparedRuntime;
+  userOptions?: Options;
+  baseDir: string;
+}): Promise<{ session: ClaudeSdkSession; dir: string; dispose(): Promise<void> }> {
+  const files = sessionFiles(join(input.baseDir, `claude-session-${randomUUID()}`));
+  const skillsDir = join(files.dir, 'claude-skills');
+  const agents: AgentProcess[] = [];
+  const dispose = async () => {
+    await Promise.allSettled(agents.map((agent) => agent.terminate()));
+    await files.remove();
+  };
+  try {
+    if (input.prepared.skillRoots.length > 0) {
+      await files.ensure();
+      await createSkillPlugin(input.prepared.skillRoots, { dir: skillsDir });
+    }
+    const options = buildQueryOptions(input.prepared, {
+      ...(input.userOptions ? { userOptions: input.userOptions } : {}),
+      sessionId: randomUUID(),
+      ...(input.prepared.skillRoots.length > 0 ? { skillPluginDir: skillsDir } : {}),
+    });
+    const session = await ClaudeSdkSession.start({
+      options,
+      spawn: (spec) => {
+        const agent = spawnAgent(
+          {
+            command: spec.command,
+            args: spec.args,
+            cwd: spec.cwd ?? input.prepared.cwd,
+            env: spec.env,
+            ...(spec.signal ? { signal: spec.signal } : {}),
+          },
+          { provider: 'claude-sdk' },
+        );
+        agents.push(agent);
+        return agent;
+      },
+    });
+    return {
+      session,
+      dir: files.dir,
+      async dispose() {
+        await session.close();
+        await dispose();
+      },
+    };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
 
 describe('Claude SDK session', () => {
   let env: AgentTestEnv;
@@ -169,6 +234,6 @@ describe('Claude SDK session', () => {
     await session.close();
 
     // Claude Code exits once its query closes; the host stops what is left of its group.
-    await expect.poll(() => groupHasLiveMember(pid), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => groupHasLiveMember(pid), WAIT).toBe(false);
   });
 });

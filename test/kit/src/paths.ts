@@ -43,6 +43,9 @@ export const STDIO_SERVER = at('../fixtures/upstream/stdio-server.mjs');
 /** An upstream that never answers initialize (and ignores SIGTERM, with a child of its own). */
 export const SILENT_SERVER = at('../fixtures/upstream/silent-server.mjs');
 
+/** A stdio upstream whose `die` tool exits the process while the call runs (core's server tests). */
+export const DYING_SERVER = at('../fixtures/upstream/dying-server.mjs');
+
 /** An upstream that writes one line over the message bound. */
 export const HUGE_LINE_SERVER = at('../fixtures/upstream/huge-line-server.mjs');
 

@@ -2,14 +2,15 @@
  * Shared setup of the server tests: a real registry with the two fake connectors, a
  * token service with one session, and the app or a listening server over them.
  */
-import { createTokenService, type TokenService } from '../auth/index.js';
-import { createConnectorMCPRegistry } from '../registry/index.js';
-import type { ConnectorMCPRegistry } from '../registry/types.js';
 import {
   buildConnectorApp,
   type ConnectorApp,
+  type ConnectorMCPRegistry,
   type ConnectorServerOptions,
-} from '../server/connector-app.js';
+  createConnectorMCPRegistry,
+  createTokenService,
+  type TokenService,
+} from '@tutti/core/internal';
 import { type FakeUpstream, githubUpstream, notesUpstream } from './fake-upstream.js';
 
 /** Port the Host header names in `app.inject()` tests (no socket is opened). */

@@ -1,20 +1,17 @@
 /**
  * Test harness around the kit's scripted ACP agent (`SCRIPTED_ACP_AGENT`): a session host
- * with the ACP engine driving the scripted agent, the real token service, and readers for
- * what the agent received. Every host made here is closed by `closeAll()`.
+ * with the ACP engine (`createAcpProvider`, exported by `@tutti/provider-acp`) driving the
+ * scripted agent, the real token service, and readers for what the agent received. Every
+ * host made here is closed by `closeAll()`. For the ACP provider's tests.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentSessionHost, type AgentSessionHostOptions } from '@tutti/core';
 import { createTokenService } from '@tutti/core/internal';
-import { SCRIPTED_ACP_AGENT } from '@tutti/test-kit';
-import { createFakeConnector } from '@tutti/core/testing';
-import { createAcpProvider } from '../acp-provider.js';
-import type { AcpAgentDescriptor } from '../descriptors.js';
-
-/** Path of the scripted ACP agent. */
-export const SCRIPTED_AGENT = SCRIPTED_ACP_AGENT;
+import { type AcpAgentDescriptor, createAcpProvider } from '@tutti/provider-acp';
+import { createFakeConnector } from './core/fake-connector.js';
+import { SCRIPTED_ACP_AGENT } from './paths.js';
 
 const hosts: AgentSessionHost[] = [];
 const dirs: string[] = [];
@@ -56,7 +53,7 @@ export function scriptedHost(
     createAcpProvider({
       name: 'scripted',
       command: process.execPath,
-      args: [SCRIPTED_AGENT],
+      args: [SCRIPTED_ACP_AGENT],
       ...options.descriptor,
     }),
   );
@@ -102,17 +99,4 @@ export function scriptedHost(
 export async function closeAll(): Promise<void> {
   await Promise.all(hosts.splice(0).map((host) => host.close()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * True while the process `pid` runs. A zombie counts as gone: an orphaned grandchild is
- * reparented to PID 1, which in a container may not reap it at once.
- */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }

@@ -3,9 +3,7 @@
  * host gave it (the runtimes and the final params of each open) and offers the refresh
  * methods a test switches on.
  */
-import type { PreparedRuntime, ProviderFlags } from '../../contracts/index.js';
-import type { PluginHost } from '../../plugins/plugin-contract.js';
-import type { AgentProvider } from '../provider-contract.js';
+import type { AgentProvider, PluginHost, PreparedRuntime, ProviderFlags } from '@tutti/core';
 
 /** What the fake saw and how it behaves. */
 export interface FakeProviderControl {

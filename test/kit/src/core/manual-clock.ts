@@ -2,7 +2,7 @@
  * A clock for the dashboard's tests: time moves only when the test says so, and moving it
  * runs every timer that became due, in order.
  */
-import type { Clock } from '../dashboard/clock.js';
+import type { Clock } from '@tutti/core/internal';
 
 /** A {@link Clock} the test moves with `advance`. */
 export interface ManualClock extends Clock {

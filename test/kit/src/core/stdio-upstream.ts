@@ -1,16 +1,19 @@
 /**
  * A real stdio upstream for the server tests: the daemon's own upstream layer
  * (`openStdioUpstream`, so failures carry the codes a daemon's calls get) over a spawned
- * fixture, `dying-stdio-upstream.mjs` unless another is named, under a supervisor of its
+ * fixture, the dying server (`DYING_SERVER`) unless another is named, under a supervisor of its
  * own. HOME and XDG dirs point at a temp dir so nothing touches the real user's files.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { UpstreamClient, UpstreamTool } from '../contracts/index.js';
-import { createProcessSupervisor } from '../process/index.js';
-import { openStdioUpstream } from '../upstream/index.js';
+import {
+  createProcessSupervisor,
+  openStdioUpstream,
+  type UpstreamClient,
+  type UpstreamTool,
+} from '@tutti/core/internal';
+import { DYING_SERVER, UPSTREAM_FIXTURES } from '../paths.js';
 
 /** A connected stdio upstream. */
 export interface StdioUpstream extends UpstreamClient {
@@ -37,13 +40,11 @@ export async function startStdioUpstream(options: StdioUpstreamStart = {}): Prom
     await supervisor.close();
     rmSync(home, { recursive: true, force: true });
   };
-  const args = options.args ?? [
-    fileURLToPath(new URL('./dying-stdio-upstream.mjs', import.meta.url)),
-  ];
+  const args = options.args ?? [DYING_SERVER];
   const upstream = await openStdioUpstream({
     command: process.execPath,
     args,
-    cwd: fileURLToPath(new URL('.', import.meta.url)),
+    cwd: UPSTREAM_FIXTURES,
     env: { HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home },
     supervisor,
     startTimeoutMs: 15_000,

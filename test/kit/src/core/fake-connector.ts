@@ -2,7 +2,7 @@
  * Test doubles of the session host's dependencies: a connector port that can be made to
  * fail, and a token service wrapper that records issues and revocations (never tokens).
  */
-import type { ConnectorRuntimePort, SessionTokenService } from '../session-types.js';
+import type { ConnectorRuntimePort, SessionTokenService } from '@tutti/core/internal';
 
 /** A connector port with fixed answers; `failing = true` makes every method throw. */
 export function createFakeConnector(

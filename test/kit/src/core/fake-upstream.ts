@@ -2,14 +2,14 @@
  * In-process fake upstream connectors for the server tests: an {@link UpstreamClient}
  * whose tools are plain functions, recording every call and every abort it sees.
  */
-import { TuttiError } from '../errors/index.js';
+import { TuttiError } from '@tutti/core/client';
 import type {
   CallSignal,
   UpstreamCallOptions,
   UpstreamCallResult,
   UpstreamClient,
   UpstreamTool,
-} from '../contracts/index.js';
+} from '@tutti/core/internal';
 
 /** One tool of a fake upstream: its definition and what a call does. */
 export interface FakeTool {

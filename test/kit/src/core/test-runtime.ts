@@ -1,18 +1,18 @@
 /**
- * Test doubles of the connector runtime (the kit, `@tutti/test-kit`, has the releases and
- * temp folders): a wired runtime on a temp home, and a logger that keeps its lines.
- * Imported by core's tests only.
+ * Test doubles of the connector runtime: a wired runtime on a temp home, and a logger that
+ * keeps its lines. Imported by core's tests only.
  */
 import { join } from 'node:path';
-import { tempDir } from '@tutti/test-kit';
-import { createConnectorMCPRegistry } from '../registry/index.js';
-import { createConnectorCatalog } from '../catalog/index.js';
-import { openStore } from '../store/index.js';
 import {
+  type ConnectorMCPRegistry,
   type ConnectorRuntimeOptions,
+  createConnectorCatalog,
+  createConnectorMCPRegistry,
   createConnectorRuntime,
-} from '../runtime/connector-runtime.js';
-import type { RuntimeLogger } from '../runtime/types.js';
+  openStore,
+  type RuntimeLogger,
+} from '@tutti/core/internal';
+import { tempDir } from '../temp-dirs.js';
 
 /** A logger that keeps every line, so tests can check nothing secret was logged. */
 export function memoryLogger(): RuntimeLogger & { lines: string[] } {
@@ -23,8 +23,21 @@ export function memoryLogger(): RuntimeLogger & { lines: string[] } {
   return { lines, debug: log, info: log, warn: log, error: log };
 }
 
+/** A runtime and the parts it was made of. */
+export interface TestRuntime {
+  readonly home: string;
+  readonly store: Awaited<ReturnType<typeof openStore>>;
+  readonly registry: ConnectorMCPRegistry;
+  readonly catalog: ReturnType<typeof createConnectorCatalog>;
+  readonly logger: ReturnType<typeof memoryLogger>;
+  readonly binDir: string;
+  readonly runtime: ReturnType<typeof createConnectorRuntime>;
+}
+
 /** A runtime on a fresh temp home with a real store, registry and connector catalog. */
-export async function createTestRuntime(overrides: Partial<ConnectorRuntimeOptions> = {}) {
+export async function createTestRuntime(
+  overrides: Partial<ConnectorRuntimeOptions> = {},
+): Promise<TestRuntime> {
   const home = await tempDir('tutti-home-');
   const store = await openStore(home);
   const registry = createConnectorMCPRegistry();
