@@ -20,6 +20,8 @@ export default defineConfig({
     // bound (WAIT_BOUND_MS, the same 120 s).
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // The same bound for an `expect.poll` that names none (vitest's own default is 1 s).
+    expect: { poll: { timeout: 120_000 } },
     pool: 'forks',
     reporters: ['default', './test/kit/src/summary-reporter.ts'],
   },
