@@ -24,6 +24,7 @@ export { createSecretRedactor } from './process/secret-redactor.js';
 export { createTokenService, type RevokeReason, type TokenService } from './auth/token-service.js';
 export type { UpstreamTool } from './contracts/connector-route.js';
 export { createConnectorMCPRegistry } from './registry/connector-mcp-registry.js';
+export { createEventHub, type TuttiEvent } from './events/index.js';
 export type { ConnectorMCPRegistry } from './registry/types.js';
 export { type ConnectorServer, createConnectorServer } from './server/connector-server.js';
 export { DEFAULT_BODY_LIMIT } from './server/constants.js';
