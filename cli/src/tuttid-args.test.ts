@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isTuttiError } from '@tutti/core';
 import { ERROR_CODES } from '@tutti/core/client';
-import { parseTuttidArgs, TUTTID_OPTIONS, TUTTID_USAGE, tuttiCommand } from './tuttid.js';
+import { tuttiCommand } from './tuttid.js';
+import { parseTuttidArgs, TUTTID_OPTIONS, TUTTID_USAGE } from './tuttid-args.js';
 
 describe('tuttid arguments', () => {
   it('takes -h and --help, and documents every option it takes in the usage', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_CODES, INTERFACE_ADVICE } from '@tutti/core/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TUTTID_USAGE } from '../tuttid.js';
+import { TUTTID_USAGE } from '../tuttid-args.js';
 import { OPERATOR_USAGE, runOperatorCommand } from './index.js';
 
 const temps: string[] = [];

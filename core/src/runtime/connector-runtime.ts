@@ -4,8 +4,9 @@
  * changes run one at a time, different keys in parallel. Installed + auth ready -> start,
  * list, commit, notify; upgrade -> the new release is fully listed before the swap and the
  * old closes after its calls drained; uninstall or auth loss -> fence, remove, notify,
- * close. `reconcile` says per key what changed; the runtime is the one publisher of
- * `connector.*` events (one per change), and collects the releases nothing uses any more.
+ * close. `reconcile` says per key what changed (reconcile-change.ts); the runtime is the
+ * one publisher of `connector.*` events, one per change (event-recorder.ts), and collects
+ * the releases nothing uses any more.
  */
 import { TuttiError } from '../errors/index.js';
 import type { SkillDiagnostic } from '../skills/skill-limits.js';
@@ -20,15 +21,17 @@ import type { ConnectorSummary, ConnectorCatalog } from '../catalog/index.js';
 import { listShimKeys } from '../shims/index.js';
 import type { ConnectorStore } from '../store/index.js';
 import { type BackoffOptions, DEFAULT_BACKOFF } from './backoff.js';
-import { Connector, type ConnectorServices, type SyncResult } from './connector.js';
-import { connectorEventOf } from './connector-events.js';
+import { Connector, type SyncResult } from './connector.js';
+import type { ConnectorServices } from './connector-services.js';
+import { createEventRecorder, type EventRecorder } from './event-recorder.js';
 import { statusOf, summariesOf } from './connector-status.js';
 import { createKeyQueue } from './key-queue.js';
 import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
 import { createSkillCache, credentialState } from './release-facts.js';
+import { announcementOf, type ConnectorChange, changeOf } from './reconcile-change.js';
 import { createShimSync } from './shim-sync.js';
 import type { CallCounters } from './tracked-client.js';
-import type { ConnectorStatus, RuntimeEvent, RuntimeEventKind, RuntimeLogger } from './types.js';
+import type { ConnectorStatus, RuntimeEvent, RuntimeLogger } from './types.js';
 
 /** What the runtime needs. */
 export interface ConnectorRuntimeOptions {
@@ -63,9 +66,6 @@ export interface ConnectorRuntimeOptions {
    */
   events?: { publish(event: TuttiEventBody): void };
 }
-
-/** What changed for one connector in a reconcile. */
-export type ConnectorChange = 'installed' | 'upgraded' | 'removed' | 'unchanged';
 
 /** What a reconcile did to one connector. */
 export interface ReconcileOutcome {
@@ -112,8 +112,6 @@ export interface ConnectorRuntime {
   close(): Promise<void>;
 }
 
-const MAX_EVENTS = 500;
-
 /** How long a run must last after ready to count as healthy (10 s). */
 export const DEFAULT_STABLE_MS = 10_000;
 
@@ -139,26 +137,14 @@ class Runtime implements ConnectorRuntime {
   readonly #redactors = new Map<string, SecretRedactor>();
   /** Upstreams being retired: drained and closed in the background, awaited by close(). */
   readonly #retiring = new Map<Promise<void>, string>();
-  readonly #recorded: RuntimeEvent[] = [];
-  /** Keys whose start is announced as their install or upgrade, not as a start. */
-  readonly #announcing = new Set<string>();
+  readonly #recorder: EventRecorder;
   #reconciled = false;
   #swept = false;
   #closed = false;
-  readonly #unsubscribe: (() => void) | undefined;
 
   constructor(options: ConnectorRuntimeOptions) {
     this.#options = options;
-    const { events } = options;
-    this.#unsubscribe = events
-      ? options.registry.onListChanged((snapshot) =>
-          events.publish({
-            type: 'tools.changed',
-            version: snapshot.version,
-            toolCount: snapshot.tools.length,
-          }),
-        )
-      : undefined;
+    this.#recorder = createEventRecorder(options);
     this.#shims = createShimSync(options.binDir, options.store);
     this.#services = {
       store: options.store,
@@ -176,7 +162,8 @@ class Runtime implements ConnectorRuntime {
       parkAfter: options.parkAfter ?? DEFAULT_PARK_AFTER,
       counters: options.counters,
       enqueue: (key, work) => void this.#queue.run(key, work),
-      record: (key, kind, generation, detail) => this.#record(key, kind, generation, detail),
+      record: (key, kind, generation, detail) =>
+        this.#recorder.record(key, kind, generation, detail),
       retiring: (closing, digest) => {
         this.#retiring.set(closing, digest);
         void closing.then(() => this.#retiring.delete(closing));
@@ -233,7 +220,7 @@ class Runtime implements ConnectorRuntime {
   }
 
   events(): readonly RuntimeEvent[] {
-    return this.#recorded.slice();
+    return this.#recorder.events();
   }
 
   async skippedSkills(key: string): Promise<readonly SkillDiagnostic[]> {
@@ -253,7 +240,7 @@ class Runtime implements ConnectorRuntime {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#unsubscribe?.();
+    this.#recorder.close();
     for (const connector of this.#connectors.values()) connector.callOffStaleStart(undefined);
     await this.#queue.idle();
     await Promise.all([...this.#retiring.keys()]);
@@ -267,32 +254,11 @@ class Runtime implements ConnectorRuntime {
     digestBefore: string | undefined,
   ): Promise<ReconcileOutcome> {
     const release = this.#options.store.get(key);
-    const change: ConnectorChange = !release
-      ? digestBefore === undefined
-        ? 'unchanged'
-        : 'removed'
-      : digestBefore === undefined
-        ? first
-          ? 'unchanged'
-          : 'installed'
-        : digestBefore === release.digest
-          ? 'unchanged'
-          : 'upgraded';
-    if (change === 'installed' || change === 'upgraded') this.#announcing.add(key);
-    let result: SyncResult | undefined;
-    try {
-      result = await this.#sync(key, change === 'upgraded' ? 'upgraded' : 'started');
-    } finally {
-      this.#announcing.delete(key);
-    }
-    if (release && (change === 'installed' || change === 'upgraded') && result !== 'unchanged') {
-      this.#publish({
-        type: change === 'installed' ? 'connector.installed' : 'connector.upgraded',
-        key,
-        version: release.manifest.version,
-        revision: release.revision,
-      });
-    }
+    const change = changeOf(release, digestBefore, first);
+    const announcement = announcementOf(key, change, release);
+    const sync = () => this.#sync(key, change === 'upgraded' ? 'upgraded' : 'started');
+    const result = announcement ? await this.#recorder.announcing(key, sync) : await sync();
+    if (announcement && result !== 'unchanged') this.#recorder.publish(announcement);
     const connector = this.#connectors.get(key);
     const skipped = connector ? await this.skippedSkills(key) : [];
     return {
@@ -338,33 +304,6 @@ class Runtime implements ConnectorRuntime {
       this.#redactors.set(key, redactor);
     }
     return new Connector(release, redactor, this.#services);
-  }
-
-  #record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string): void {
-    const event: RuntimeEvent = {
-      at: new Date().toISOString(),
-      key,
-      kind,
-      ...(generation !== undefined && { generation }),
-      ...(detail !== undefined && { detail }),
-    };
-    this.#recorded.push(event);
-    if (this.#recorded.length > MAX_EVENTS) {
-      this.#recorded.splice(0, this.#recorded.length - MAX_EVENTS);
-    }
-    this.#options.logger.info(
-      { connector: key, event: kind, generation, detail },
-      `connector ${kind}`,
-    );
-    this.#options.onEvent?.(event);
-    // An install's or upgrade's start is announced once, as the install or the upgrade.
-    const announced = this.#announcing.has(key) && (kind === 'started' || kind === 'upgraded');
-    const published = announced ? undefined : connectorEventOf(event);
-    if (published) this.#publish(published);
-  }
-
-  #publish(event: TuttiEventBody): void {
-    this.#options.events?.publish(event);
   }
 
   /** Removes the releases nothing uses any more (no connector, no rollback, no upstream). */

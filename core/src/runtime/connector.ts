@@ -6,61 +6,27 @@
  * queue for this key, one at a time. An upgrade starts the new release beside the one
  * serving, which keeps serving until the new one listed its tools, then drains and closes
  * in the background. A release that never started does not replace the last one that ran:
- * that one serves (after a restart too) while the new one is pending and retried; after
- * `parkAfter` failures in a row a connector parks until a change, a restart or `retry`.
- * A remote server is retried at most REMOTE_RETRY_MS apart and never parks once it ran:
- * it comes back soon after its server does.
+ * that one serves (after a restart too) while the new one is pending and retried. When a
+ * failed one starts again, or parks, is in retry-schedule.ts; what a relist and a crash
+ * of its upstream do, in live-upstream.ts.
  */
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError, type TuttiError } from '../errors/index.js';
-import type { ProcessSupervisor, SecretRedactor } from '../process/index.js';
-import type { ConnectorCatalog } from '../catalog/index.js';
-import type { ConnectorMCPRegistry } from '../registry/index.js';
-import type { ConnectorStore, InstalledConnector } from '../store/index.js';
+import type { SecretRedactor } from '../process/index.js';
+import type { InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
-import { type BackoffOptions, backoffDelay } from './backoff.js';
-import type { UpstreamLauncher } from './launch-upstream.js';
-import type { SkillCache } from './release-facts.js';
-import { heldEntry, placeholderEntry, type RuntimeEntry } from './runtime-entry.js';
-import { type CallCounters, trackClient } from './tracked-client.js';
-import { keyedLogger, type RuntimeEventKind, type RuntimeLogger } from './types.js';
-
-/** What a connector gets from its runtime: the shared parts and where its work runs. */
-export interface ConnectorServices {
-  readonly store: ConnectorStore;
-  readonly registry: ConnectorMCPRegistry;
-  readonly catalog: ConnectorCatalog;
-  /** The one skill reader, cached per release digest. */
-  readonly skills: SkillCache;
-  readonly logger: RuntimeLogger;
-  readonly launch: UpstreamLauncher;
-  readonly supervisor?: ProcessSupervisor | undefined;
-  readonly startTimeoutMs?: number | undefined;
-  readonly backoff: BackoffOptions;
-  /** A run at least this long after ready was healthy: its crash restarts at once. */
-  readonly stableMs: number;
-  readonly now: () => number;
-  /** Longest wait for an old generation's calls before it is closed. */
-  readonly drainMs: number;
-  /** Failures in a row after which a connector stops retrying (parks) until told. */
-  readonly parkAfter: number;
-  readonly counters?:
-    | (CallCounters & { restart(key: string): void; crash(key: string): void })
-    | undefined;
-  /** Runs `work` on this connector's place in the runtime's queue. */
-  enqueue(key: string, work: () => Promise<void>): void;
-  /** Records what happened (the runtime logs and publishes it). */
-  record(key: string, kind: RuntimeEventKind, generation?: number, detail?: string): void;
-  /** Hands over an upstream draining in the background (the runtime awaits it at close). */
-  retiring(closing: Promise<void>, digest: string): void;
-  /** True once the runtime is closing: nothing new starts. */
-  closed(): boolean;
-  /** Syncs `key` with the store now (already on its queue). */
-  syncNow(key: string): Promise<void>;
-}
-
-/** Longest wait between two retries of a remote (HTTP) server. */
-export const REMOTE_RETRY_MS = 5_000;
+import type { ConnectorServices } from './connector-services.js';
+import {
+  closeUpstream,
+  publishCatalogEntry,
+  relistTools,
+  retireInBackground,
+  upstreamEnded,
+} from './live-upstream.js';
+import { clearFailures, type RetryCause, scheduleRetry } from './retry-schedule.js';
+import { heldEntry, placeholderEntry, type RuntimeEntry, startingEntry } from './runtime-entry.js';
+import { trackClient } from './tracked-client.js';
+import { keyedLogger, type RuntimeEventKind } from './types.js';
 
 /** What a sync did. */
 export type SyncResult = 'started' | 'failed' | 'held' | 'unchanged' | 'removed';
@@ -125,9 +91,7 @@ export class Connector {
     }
     if (!entry.waiting && entry.attempted >= release.revision) return 'unchanged';
     // A change (a new release or credential) starts the count of failures afresh.
-    entry.failures = 0;
-    entry.failedStarts = 0;
-    entry.parked = false;
+    clearFailures(entry);
     return this.#run(release, entry.waiting ? undefined : entry, release.revision, kind);
   }
 
@@ -143,9 +107,7 @@ export class Connector {
     if (entry.waiting) return 'unchanged';
     if (entry.state === 'ready' && !entry.pending) return 'unchanged';
     clearTimeout(entry.timer);
-    entry.failures = 0;
-    entry.failedStarts = 0;
-    entry.parked = false;
+    clearFailures(entry);
     const generation = await store.nextRevision(this.key);
     return this.#run(store.get(this.key) ?? release, entry, generation, 'restarted');
   }
@@ -160,7 +122,7 @@ export class Connector {
       catalog.remove(this.key, entry.generation);
     }
     this.#services.record(this.key, 'removed', entry.generation, reason);
-    await this.#closeConnection(entry).catch(() => undefined);
+    await closeUpstream(entry, this.#services.drainMs).catch(() => undefined);
   }
 
   /** Stops its timers and its upstream (the daemon is going away). */
@@ -208,21 +170,7 @@ export class Connector {
   ): Promise<SyncResult> {
     const services = this.#services;
     const { key } = this;
-    const entry: RuntimeEntry = {
-      key,
-      connector: release,
-      state: 'starting',
-      waiting: false,
-      attempted: generation,
-      revision: generation,
-      skills: [],
-      toolCount: 0,
-      failures: previous?.failures ?? 0,
-      failedStarts: previous?.failedStarts ?? 0,
-      restarts: previous?.restarts ?? 0,
-      closing: false,
-      redactor: this.#redactor,
-    };
+    const entry = startingEntry(release, generation, previous, this.#redactor);
     const keepPrevious = previous?.state === 'ready';
     if (!keepPrevious) this.#entry = entry;
     let connection: UpstreamConnection | undefined;
@@ -269,7 +217,7 @@ export class Connector {
       entry.startedAt = services.now();
       this.#entry = entry;
       this.#ran = true;
-      this.#publish(entry, generation);
+      publishCatalogEntry(key, entry, generation, services);
       if (kind === 'restarted') {
         entry.restarts++;
         services.counters?.restart(key);
@@ -313,7 +261,7 @@ export class Connector {
     }
     if (previous && previous !== entry) {
       clearTimeout(previous.timer);
-      if (previous.connection) this.#retireInBackground(previous);
+      if (previous.connection) retireInBackground(key, previous, services);
     }
     return 'started';
   }
@@ -349,105 +297,24 @@ export class Connector {
     return true;
   }
 
-  /** Publishes the catalog entry of `entry` at `generation`. */
-  #publish(entry: RuntimeEntry, generation: number): void {
-    const { connector } = entry;
-    this.#services.catalog.commit(this.key, generation, {
-      name: connector.manifest.name,
-      description: connector.manifest.description,
-      ...(connector.paths.mcp && { mcp: { status: 'ready' as const } }),
-      ...(connector.paths.cli && { cli: { status: 'ready' as const } }),
-      skills: entry.skills,
-    });
-  }
-
-  /** The upstream's list changed: a new generation when the visible list did. */
+  /** The upstream's list changed (live-upstream.ts), while `entry` stands for it. */
   async #relist(entry: RuntimeEntry, tools: UpstreamTool[]): Promise<void> {
-    if (this.#stale(entry) || entry.state !== 'ready' || !entry.client) return;
-    // list_changed with the very same list: nothing to publish, no new generation.
-    const listed = JSON.stringify(tools);
-    if (listed === entry.listed) return;
-    const services = this.#services;
-    const generation = await services.store.nextRevision(this.key);
-    try {
-      entry.toolCount = services.registry.commit(
-        this.key,
-        generation,
-        entry.client,
-        tools,
-      ).localNames.length;
-    } catch (error) {
-      entry.lastError = this.#redactor.redact(message(error));
-      entry.lastErrorCode = isTuttiError(error) ? error.code : undefined;
-      services.record(this.key, 'start-failed', generation, entry.lastError);
-      return;
-    }
-    entry.listed = listed;
-    entry.generation = generation;
-    entry.attempted = generation;
-    entry.revision = generation;
-    this.#publish(entry, generation);
-    services.record(this.key, 'tools-changed', generation, `${tools.length} tools`);
+    if (this.#stale(entry)) return;
+    await relistTools(this.key, entry, tools, this.#services, this.#redactor);
   }
 
-  /** Its upstream ended: the route is retired and a restart scheduled. */
+  /** Its upstream ended (live-upstream.ts), while `entry` stands for it. */
   async #crashed(entry: RuntimeEntry, info: UpstreamExitInfo): Promise<void> {
-    if (this.#stale(entry) || entry.closing) return;
-    const services = this.#services;
-    services.counters?.crash(this.key);
-    if (entry.generation !== undefined) services.registry.remove(this.key, entry.generation);
-    entry.toolCount = 0;
-    entry.state = 'restarting';
-    entry.connection = undefined;
-    entry.client = undefined;
-    entry.lastError = `upstream ${info.reason}`;
-    entry.lastErrorCode = undefined;
-    const healthy =
-      entry.startedAt !== undefined && services.now() - entry.startedAt >= services.stableMs;
-    const delay = this.#scheduleRetry(entry, { afterHealthyRun: healthy });
-    services.record(
-      this.key,
-      'crashed',
-      entry.generation,
-      `${info.reason}; restart in ${delay} ms`,
+    if (this.#stale(entry)) return;
+    upstreamEnded(this.key, entry, info, this.#services, (cause) =>
+      this.#scheduleRetry(entry, cause),
     );
   }
 
-  /**
-   * Schedules the next start of `entry`: at once after a healthy run, else backed off (a
-   * remote server at most REMOTE_RETRY_MS apart). After a start that failed it parks it
-   * instead once `parkAfter` starts in a row failed, unless it is a remote server that ran.
-   * Answers the delay (-1 when parked).
-   */
-  #scheduleRetry(
-    entry: RuntimeEntry,
-    { afterHealthyRun = false, startFailed = false } = {},
-  ): number {
-    const services = this.#services;
-    if (services.closed()) return 0;
-    if (afterHealthyRun) entry.failures = 0;
-    else entry.failures++;
-    if (startFailed) entry.failedStarts++;
-    const remote = entry.connector.paths.mcp?.transport === 'http';
-    if (startFailed && entry.failedStarts >= services.parkAfter && !(remote && this.#ran)) {
-      clearTimeout(entry.timer);
-      if (!entry.parked) {
-        entry.parked = true;
-        services.record(
-          this.key,
-          'parked',
-          entry.generation,
-          `did not start ${entry.failedStarts} times in a row: no retry until a new release, a credential change, a daemon restart or POST /v1/connectors/${this.key}/retry`,
-        );
-      }
-      return -1;
-    }
-    const backedOff = afterHealthyRun ? 0 : backoffDelay(entry.failures, services.backoff);
-    const delay = remote ? Math.min(backedOff, REMOTE_RETRY_MS) : backedOff;
-    clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => services.enqueue(this.key, () => this.#retry(entry)), delay);
-    entry.timer.unref();
-    return delay;
+  /** Schedules the next start of `entry`, or parks it (retry-schedule.ts); -1 when parked. */
+  #scheduleRetry(entry: RuntimeEntry, cause?: RetryCause): number {
+    const target = { key: this.key, ran: this.#ran, retry: () => this.#retry(entry) };
+    return scheduleRetry(entry, target, this.#services, cause);
   }
 
   async #retry(entry: RuntimeEntry): Promise<void> {
@@ -463,22 +330,5 @@ export class Connector {
   /** True when `entry` no longer stands for this connector, or the runtime closes. */
   #stale(entry: RuntimeEntry): boolean {
     return this.#services.closed() || this.#removed || this.#entry !== entry;
-  }
-
-  async #closeConnection(entry: RuntimeEntry): Promise<void> {
-    entry.closing = true;
-    await entry.client?.drained(this.#services.drainMs);
-    await entry.connection?.close();
-  }
-
-  /** Closes a replaced upstream after its calls drained, without holding up its key. */
-  #retireInBackground(entry: RuntimeEntry): void {
-    const closing = this.#closeConnection(entry).catch((error: unknown) => {
-      this.#services.logger.warn(
-        { connector: this.key, err: message(error) },
-        'closing an old upstream failed',
-      );
-    });
-    this.#services.retiring(closing, entry.connector.digest);
   }
 }

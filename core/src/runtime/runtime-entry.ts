@@ -81,6 +81,33 @@ export function placeholderEntry(connector: InstalledConnector): RuntimeEntry {
 }
 
 /**
+ * A start of `connector` as generation `generation`: `starting`, with the counts of failures
+ * and restarts of `previous` (the entry it follows), its output masked by `redactor`.
+ */
+export function startingEntry(
+  connector: InstalledConnector,
+  generation: number,
+  previous: RuntimeEntry | undefined,
+  redactor: SecretRedactor,
+): RuntimeEntry {
+  return {
+    key: connector.key,
+    connector,
+    state: 'starting',
+    waiting: false,
+    attempted: generation,
+    revision: generation,
+    skills: [],
+    toolCount: 0,
+    failures: previous?.failures ?? 0,
+    failedStarts: previous?.failedStarts ?? 0,
+    restarts: previous?.restarts ?? 0,
+    closing: false,
+    redactor,
+  };
+}
+
+/**
  * A connector held with nothing running: `needs-auth` (no credential) or `failed` (the
  * credential cannot be read: `problem`), with its release's skills when known.
  */

@@ -34,6 +34,23 @@ const fileSchema = z
   })
   .strict();
 
+/**
+ * Refuses a secret the `.secret` file cannot hold on its one line (an empty one too):
+ * TUTTI_ERR_STORE_INVALID_CREDENTIAL.
+ */
+export function checkSecret(key: string, secret: Secret): void {
+  const value = secret.reveal();
+  if (value.length === 0) {
+    throw new TuttiError('TUTTI_ERR_STORE_INVALID_CREDENTIAL', { key, reason: 'it is empty' });
+  }
+  if (/[\r\n\0]/.test(value)) {
+    throw new TuttiError('TUTTI_ERR_STORE_INVALID_CREDENTIAL', {
+      key,
+      reason: 'it contains a line break or NUL',
+    });
+  }
+}
+
 /** Creates the credentials folder with mode 0700 (and tightens an existing one). */
 export async function ensureCredentialsDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });

@@ -1,6 +1,7 @@
 /**
  * The shape of `<home>/state/installed.json`: which release digest is installed per key,
- * and the last revision taken per key (kept after uninstall, so revisions never repeat).
+ * and the last revision taken per key (kept after uninstall, so revisions never repeat);
+ * and the changes a store makes to it, each at a new revision of its key.
  */
 import { z } from 'zod';
 import { CONNECTOR_KEY_PATTERN } from '../manifest/index.js';
@@ -35,3 +36,25 @@ export const EMPTY_STATE: StoreState = Object.freeze({
   connectors: {},
   revisions: {},
 }) as StoreState;
+
+/** `state` with a new revision of `key`. */
+export function withNextRevision(state: StoreState, key: string): StoreState {
+  return { ...state, revisions: { ...state.revisions, [key]: (state.revisions[key] ?? 0) + 1 } };
+}
+
+/** `state` with release `digest` installed as `key` at `installedAt`, at a new revision. */
+export function withInstalled(
+  state: StoreState,
+  key: string,
+  digest: string,
+  installedAt: string,
+): StoreState {
+  const connectors = { ...state.connectors, [key]: { digest, installedAt } };
+  return { ...withNextRevision(state, key), connectors };
+}
+
+/** `state` without the installed `key`, at a new revision. */
+export function withoutInstalled(state: StoreState, key: string): StoreState {
+  const { [key]: _removed, ...connectors } = state.connectors;
+  return { ...withNextRevision(state, key), connectors };
+}
