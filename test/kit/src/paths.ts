@@ -16,6 +16,11 @@ export const NODE_BIN_DIR = at('../../../node_modules/.bin');
 /** The `codex` npm wrapper (it spawns the native binary as a child). */
 export const CODEX_BIN = `${NODE_BIN_DIR}/codex`;
 
+/** The native Claude Code binary the Agent SDK runs by default on linux-x64. */
+export const CLAUDE_CODE_BIN = at(
+  '../../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude',
+);
+
 /** The built `tuttid` bin, as a person runs it (it runs `cli/dist`). */
 export const TUTTID_BIN = at('../../../cli/bin/tuttid.js');
 
