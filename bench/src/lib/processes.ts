@@ -124,6 +124,15 @@ export function spawnGroup(
   };
 }
 
+/**
+ * Hands a child spawned detached elsewhere (the kit's line agents) to the supervisor, so it
+ * is stopped like the bench's own groups, also when the bench process exits.
+ */
+export function supervise(child: ChildProcess): { stop(): Promise<void> } {
+  const group = supervisor.adopt(child);
+  return { stop: () => group.terminate() };
+}
+
 /** Stops every group still running and lets the reaper go; the harness calls it at the end. */
 export async function stopProcesses(): Promise<void> {
   await supervisor.close();
