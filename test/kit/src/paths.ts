@@ -80,5 +80,8 @@ export const TS_LOADER = at('../fixtures/preloads/ts-loader.mjs');
 /** Appends every module a process loads to $TUTTI_TEST_MODULE_LOG (`node --import`). */
 export const RECORD_MODULES = at('../fixtures/preloads/record-modules.mjs');
 
+/** Binds every TCP listen with no host or a wildcard host to 127.0.0.1 (`node --import`). */
+export const LOOPBACK_ONLY = at('../fixtures/preloads/loopback-only.mjs');
+
 /** Makes SIGUSR2 throw an error no code catches (`node --import`). */
 export const THROW_ON_SIGNAL = at('../fixtures/preloads/throw-on-signal.mjs');
