@@ -13,7 +13,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NODE_BIN_DIR as BIN } from '@tutti/test-kit';
+import { createAgentHomes } from '@tutti/test-kit/agent-env';
+import { openEvents } from '@tutti/test-kit/event-stream';
 import {
   type Control,
   controlOf,
@@ -33,9 +34,9 @@ const ROUNDS = process.env.BENCH_QUICK ? 2 : 6;
 const RELIST_TIMEOUT_MS = 15_000;
 
 /**
- * Runs `start` (an install) and reads the daemon's event stream: the `at` of the next
- * `tools.changed` event, and of the next `session.refreshed` event of session `id` (its
- * refresh strategy done; undefined when none comes within the re-list timeout).
+ * Runs `start` (an install) and reads the daemon's event stream (the kit's reader): the `at`
+ * of the next `tools.changed` event, and of the next `session.refreshed` event of session
+ * `id` (its refresh strategy done; undefined when none comes within the re-list timeout).
  */
 async function commitAndRefresh(
   daemon: Tuttid,
@@ -43,48 +44,21 @@ async function commitAndRefresh(
   id: string,
   start: () => Promise<unknown>,
 ): Promise<{ committedAt: number; refreshedAt: number | undefined }> {
-  const token = await controlToken(home);
-  const abort = new AbortController();
-  const response = await fetch(`${daemon.ready.controlUrl}/v1/events`, {
-    headers: { authorization: `Bearer ${token}` },
-    signal: abort.signal,
-  });
-  const body = response.body;
-  if (!body) throw new Error('GET /v1/events answered without a body');
-  const timer = setTimeout(() => abort.abort(), RELIST_TIMEOUT_MS);
-  let committedAt: number | undefined;
-  let refreshedAt: number | undefined;
-  const reading = (async () => {
-    let buffer = '';
-    try {
-      for await (const chunk of body) {
-        buffer += Buffer.from(chunk).toString('utf8');
-        const lines = buffer.split('\n');
-        buffer = lines.pop() ?? '';
-        for (const line of lines) {
-          if (!line.startsWith('data: ')) continue;
-          const event = JSON.parse(line.slice(6)) as {
-            type?: string;
-            at: string;
-            session?: string;
-          };
-          if (event.type === 'tools.changed') committedAt ??= Date.parse(event.at);
-          else if (event.type === 'session.refreshed' && event.session === id) {
-            refreshedAt = Date.parse(event.at);
-            return;
-          }
-        }
-      }
-    } catch (error) {
-      if (!abort.signal.aborted) throw error;
-    }
-  })();
-  await start();
-  await reading;
-  clearTimeout(timer);
-  abort.abort();
-  if (committedAt === undefined) throw new Error('no tools.changed event came after the install');
-  return { committedAt, refreshedAt };
+  const events = await openEvents({ ready: daemon.ready, controlToken: await controlToken(home) });
+  try {
+    await start();
+    const within = { timeoutMs: RELIST_TIMEOUT_MS };
+    const committed = await events.waitFor((event) => event.type === 'tools.changed', within);
+    const refreshed = await events
+      .waitFor((event) => event.type === 'session.refreshed' && event.session === id, within)
+      .catch(() => undefined);
+    return {
+      committedAt: Date.parse(String(committed.at)),
+      refreshedAt: refreshed && Date.parse(String(refreshed.at)),
+    };
+  } finally {
+    events.close();
+  }
 }
 
 async function startThroughDaemon(
@@ -153,23 +127,16 @@ export default async function sessionsBench(): Promise<BenchResult> {
   const loadBefore = loadavg()[0]!;
   const scratch = await mkdtemp(join(tmpdir(), 'tutti-bench-sessions-'));
   const home = join(scratch, 'home');
-  const cwd = scratch;
+  // The agents' HOME and XDG folders, and their cwd.
+  const homes = await createAgentHomes();
+  const cwd = homes.agentEnv.cwd;
   const daemon = await startTuttid(home, { extraArgs: [] });
   try {
     const control = await controlOf(daemon, home);
     const [release] = await writeStdioReleases(join(scratch, 'releases'), 1, 5);
     if (!release) throw new Error('sessions: no release was written');
     await control('POST', '/v1/connectors/install', { path: release });
-    const userHome = await mkdtemp(join(scratch, 'user-'));
-    const env = {
-      PATH: `${BIN}:${process.env.PATH}`,
-      HOME: userHome,
-      XDG_CONFIG_HOME: userHome,
-      XDG_DATA_HOME: userHome,
-      XDG_STATE_HOME: userHome,
-      XDG_CACHE_HOME: userHome,
-    };
-    const agents = agentsOf(env, cwd, scratch);
+    const agents = agentsOf(homes.env, cwd, scratch);
     const rows: Row[] = [];
     const targets: Target[] = [];
     for (const [name, agent] of Object.entries(agents)) {
@@ -295,6 +262,7 @@ export default async function sessionsBench(): Promise<BenchResult> {
     return { rows, targets };
   } finally {
     await daemon.stop();
+    await homes.agentEnv.dispose();
     await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -15,11 +15,14 @@
  * - beside them, request -> first text event, and the agent's own time (prompt read ->
  *   first delta written), which the daemon does not touch.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_BIN_DIR as BIN, REPO_ROOT } from '@tutti/test-kit';
+import { NODE_BIN_DIR as BIN } from '@tutti/test-kit';
+import { createAgentHomes, OPENCODE_OFFLINE } from '@tutti/test-kit/agent-env';
+import { scriptedCodexConfig, turnAgents } from '@tutti/test-kit/agent-turns';
+import { CLAUDE_CODE_BIN as CLAUDE } from '@tutti/test-kit/paths';
 import { deltaTexts } from '@tutti/test-kit/scripted-model';
 import {
   type Control,
@@ -54,15 +57,6 @@ import type { BenchResult, Row, Target } from './types.js';
 
 const ROUNDS = process.env.BENCH_QUICK ? 2 : 8;
 const DELTAS = 20;
-const OPENCODE_OFFLINE = {
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-  OPENCODE_DISABLE_SHARE: '1',
-};
-/** Claude Code's native binary, the one the SDK runs by default. */
-const CLAUDE = `${REPO_ROOT}node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude`;
 
 /** One agent both ways: the session request through the daemon, and the direct start. */
 interface TurnAgentSetup {
@@ -81,49 +75,15 @@ export default async function turnsBench(): Promise<BenchResult> {
     { ipc: true },
   );
   const model = await firstMessage<{ url: string }>(modelGroup);
-  const userHome = join(scratch, 'user');
-  // opencode installs its plugin package into its config folder unless one is there.
-  await mkdir(join(userHome, 'opencode', 'node_modules'), { recursive: true });
-  for (const file of ['package.json', 'package-lock.json']) {
-    await writeFile(join(userHome, 'opencode', file), '{}');
-  }
-  const opencodeConfig = join(scratch, 'opencode.json');
-  await writeFile(
-    opencodeConfig,
-    JSON.stringify({
-      model: 'bench/bench-model',
-      provider: {
-        bench: {
-          npm: '@ai-sdk/openai-compatible',
-          name: 'Bench',
-          options: { baseURL: `${model.url}/v1`, apiKey: 'bench-key' },
-          models: { 'bench-model': { name: 'Bench model' } },
-        },
-      },
-    }),
-  );
-  const codexModel = [
-    'model = "bench-model"',
-    'model_provider = "bench"',
-    'approval_policy = "on-request"',
-    '',
-    '[features]',
-    'plugins = false',
-    '',
-    '[model_providers.bench]',
-    'name = "bench"',
-    `base_url = "${model.url}/v1"`,
-    'wire_api = "responses"',
-    '',
-  ].join('\n');
-  const daemonCodexHome = join(scratch, 'daemon-codex-home');
-  await mkdir(daemonCodexHome, { recursive: true, mode: 0o700 });
-  await writeFile(join(daemonCodexHome, 'config.toml'), codexModel);
+  // The agents' HOME and XDG folders, and the daemon's CODEX_HOME, set up for the model as
+  // the kit sets them up for the tests' turns.
+  const homes = await createAgentHomes();
+  const bodies = await turnAgents(homes, model);
   const home = join(scratch, 'home');
   const probeFile = join(scratch, 'daemon-probe.stamps');
   await writeFile(probeFile, '');
   const daemon = await startTuttid(home, {
-    env: { CODEX_HOME: daemonCodexHome, TUTTI_BENCH_PROBE_FILE: probeFile },
+    env: { CODEX_HOME: homes.codexHome, TUTTI_BENCH_PROBE_FILE: probeFile },
     nodeArgs: ['--import', new URL('./lib/daemon-turn-probe.js', import.meta.url).href],
   });
   const directs: DirectTurnAgent[] = [];
@@ -135,28 +95,14 @@ export default async function turnsBench(): Promise<BenchResult> {
     const [release] = await writeStdioReleases(join(scratch, 'releases'), 1, 5);
     if (!release) throw new Error('turns: no release was written');
     await control('POST', '/v1/connectors/install', { path: release });
-    const env = {
-      PATH: `${BIN}:${process.env.PATH}`,
-      HOME: userHome,
-      XDG_CONFIG_HOME: userHome,
-      XDG_DATA_HOME: userHome,
-      XDG_STATE_HOME: userHome,
-      XDG_CACHE_HOME: userHome,
-    };
-    const cwd = scratch;
+    const cwd = homes.agentEnv.cwd;
     const shims = async (name: string, agent: string) => ({
       daemon: await writeShim(scratch, `${name}-daemon`, agent),
       direct: await writeShim(scratch, `${name}-direct`, agent),
     });
-    const opencodeEnv = { ...env, ...OPENCODE_OFFLINE, OPENCODE_CONFIG: opencodeConfig };
-    const codexEnv = { ...env, OPENAI_API_KEY: 'bench-key' };
-    const claudeEnv = {
-      ...env,
-      IS_SANDBOX: '1',
-      ANTHROPIC_BASE_URL: model.url,
-      ANTHROPIC_API_KEY: 'bench-key',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    };
+    const opencodeEnv = { ...bodies.opencode.env, ...OPENCODE_OFFLINE };
+    const codexEnv = bodies.codex.env;
+    const claudeEnv = bodies['claude-sdk'].env;
     const opencodeShims = await shims('opencode', join(BIN, 'opencode'));
     const codexShims = await shims('codex', join(BIN, 'codex'));
     const claudeShims = await shims('claude', CLAUDE);
@@ -164,7 +110,7 @@ export default async function turnsBench(): Promise<BenchResult> {
       opencode: {
         shims: opencodeShims,
         request: {
-          provider: 'opencode',
+          ...bodies.opencode,
           env: opencodeEnv,
           launch: { command: opencodeShims.daemon.command, args: ['acp'] },
         },
@@ -173,21 +119,20 @@ export default async function turnsBench(): Promise<BenchResult> {
       },
       codex: {
         shims: codexShims,
-        request: {
-          provider: 'codex',
-          env: codexEnv,
-          launch: { command: codexShims.daemon.command },
-        },
+        request: { ...bodies.codex, launch: { command: codexShims.daemon.command } },
         direct: (binding) =>
-          directAppServer(codexShims.direct.command, codexEnv, cwd, scratch, codexModel, binding),
+          directAppServer(
+            codexShims.direct.command,
+            codexEnv,
+            cwd,
+            scratch,
+            scriptedCodexConfig(model),
+            binding,
+          ),
       },
       'claude-sdk': {
         shims: claudeShims,
-        request: {
-          provider: 'claude-sdk',
-          env: claudeEnv,
-          launch: { command: claudeShims.daemon.command },
-        },
+        request: { ...bodies['claude-sdk'], launch: { command: claudeShims.daemon.command } },
         direct: (binding) => directClaude(claudeShims.direct.command, claudeEnv, cwd, binding),
       },
     };
@@ -337,6 +282,7 @@ export default async function turnsBench(): Promise<BenchResult> {
     for (const id of sessions) await control?.('DELETE', `/v1/sessions/${id}`).catch(() => {});
     await daemon.stop();
     await modelGroup.stop();
+    await homes.agentEnv.dispose();
     await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -6,7 +6,6 @@
  * group and revokes its token. Claude Code runs behind a stdin tap (see agent-stdin-tap).
  */
 import { stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeRelease, cleanUp } from '@tutti/test-kit';
 import {
@@ -19,11 +18,7 @@ import {
   startAgentDaemon,
 } from '@tutti/test-kit/agent-daemon';
 import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
-
-/** The native Claude Code binary the Agent SDK runs by default on linux-x64. */
-const CLAUDE = fileURLToPath(
-  new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
-);
+import { CLAUDE_CODE_BIN as CLAUDE } from '@tutti/test-kit/paths';
 
 describe('Claude SDK sessions through tuttid', () => {
   let agents: AgentDaemon | undefined;

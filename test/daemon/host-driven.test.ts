@@ -7,24 +7,14 @@
  * Code: nothing, it re-lists by itself), and doing it makes the new tools appear.
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeRelease, cleanUp, CODEX_BIN, NODE_BIN_DIR, WAIT_BOUND_MS } from '@tutti/test-kit';
 import { AGENT_POLL, type AgentDaemon, startAgentDaemon } from '@tutti/test-kit/agent-daemon';
+import { OPENCODE_OFFLINE } from '@tutti/test-kit/agent-env';
 import { type EventReader, openEvents } from '@tutti/test-kit/event-stream';
 import { type LineRpc, spawnLineRpc } from '@tutti/test-kit/line-rpc';
-
-const CLAUDE = fileURLToPath(
-  new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
-);
-const OPENCODE_OFFLINE = {
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-  OPENCODE_DISABLE_SHARE: '1',
-};
+import { CLAUDE_CODE_BIN as CLAUDE } from '@tutti/test-kit/paths';
 
 interface Prepared {
   session: { id: string };

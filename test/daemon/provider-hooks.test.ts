@@ -9,7 +9,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessRunning } from '@tutti/core/internal';
 import { writeRelease, cleanUp, FIXTURES, NODE_BIN_DIR } from '@tutti/test-kit';
@@ -20,11 +19,9 @@ import {
   startAgentDaemon,
 } from '@tutti/test-kit/agent-daemon';
 import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
+import { CLAUDE_CODE_BIN as CLAUDE } from '@tutti/test-kit/paths';
 
 const AUDIT_PLUGIN = `${FIXTURES}plugins/audit-plugin.mjs`;
-const CLAUDE = fileURLToPath(
-  new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
-);
 
 interface AuditLine {
   provider: string;

@@ -8,11 +8,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectorStatus } from '@tutti/core/internal';
 import { cleanUp, tempDir, UPSTREAM_FIXTURES } from '@tutti/test-kit';
+import { freePort } from '@tutti/test-kit/free-port';
 import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import {
   closeDaemons,
@@ -277,14 +277,6 @@ describe('remote connectors in the daemon: the 2025 eras', () => {
 async function everythingStats(port: number): Promise<{ requests: number; withSession: number }> {
   const response = await fetch(`http://127.0.0.1:${port}/__tutti/stats`);
   return (await response.json()) as { requests: number; withSession: number };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** Starts server-everything on loopback `port`, requiring `X-Api-Key: key`. */

@@ -24,11 +24,9 @@ import { writeStdinTap } from '@tutti/test-kit/agent-stdin-tap';
 import { callConnectorTool, runTurn, turnAgents } from '@tutti/test-kit/agent-turns';
 import { openEvents } from '@tutti/test-kit/event-stream';
 import { type ScriptedModel, startScriptedModel } from '@tutti/test-kit/scripted-model';
+import { CLAUDE_CODE_BIN as CLAUDE } from '@tutti/test-kit/paths';
 
 const FAULTY = `${FIXTURES}agents/faulty-agent.mjs`;
-const CLAUDE = fileURLToPath(
-  new URL('../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', import.meta.url),
-);
 const OPENCODE = fileURLToPath(new URL('../../node_modules/.bin/opencode', import.meta.url));
 
 type Restarted = 'opencode' | 'codex' | 'claude-sdk';

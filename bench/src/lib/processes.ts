@@ -2,12 +2,11 @@
  * Child processes of the benches, through core's process supervisor: each leads its own
  * process group (a stop reaches the whole tree, grandchildren and escapees included), runs
  * with HOME and XDG dirs in a temp dir, and is stopped when the bench ends, fails or the
- * bench process exits (the supervisor's exit handlers and reaper). Also free-port and
- * readiness helpers.
+ * bench process exits (the supervisor's exit handlers and reaper). Also readiness helpers.
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -124,21 +123,18 @@ export function spawnGroup(
   };
 }
 
+/**
+ * Hands a child spawned detached elsewhere (the kit's line agents) to the supervisor, so it
+ * is stopped like the bench's own groups, also when the bench process exits.
+ */
+export function supervise(child: ChildProcess): { stop(): Promise<void> } {
+  const group = supervisor.adopt(child);
+  return { stop: () => group.terminate() };
+}
+
 /** Stops every group still running and lets the reaper go; the harness calls it at the end. */
 export async function stopProcesses(): Promise<void> {
   await supervisor.close();
-}
-
-/** A TCP port that was free on 127.0.0.1 a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Resolves once 127.0.0.1:`port` accepts connections; throws after `timeoutMs`. */

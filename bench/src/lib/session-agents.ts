@@ -4,12 +4,12 @@
  * `connector` server, and started directly from the daemon's host-driven projection
  * (`"mode": "prepare"`: the daemon's config for it, without the daemon's start path).
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NODE_BIN_DIR as BIN } from '@tutti/test-kit';
 import { query } from '@anthropic-ai/claude-agent-sdk';
+import { NODE_BIN_DIR as BIN } from '@tutti/test-kit';
+import { OPENCODE_OFFLINE } from '@tutti/test-kit/agent-env';
 import type { Binding } from './daemon-control.js';
-import { lineAgent } from './line-agent.js';
+import { acpSessionWith, codexHomeWith, openAcp, openAppServer } from './direct-turns.js';
 
 export type Env = Record<string, string>;
 
@@ -27,53 +27,29 @@ export interface Projection {
   readonly env: Record<string, string>;
   readonly args?: readonly string[];
 }
-const OPENCODE_OFFLINE = {
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-  OPENCODE_DISABLE_SHARE: '1',
-};
+
 /** An ACP agent started directly: `initialize`, then `session/new` with the binding. */
 function directAcpStart(command: string, args: string[], env: Env, cwd: string) {
   return async (binding: Binding) => {
-    const agent = lineAgent(command, args, env, cwd, true);
-    await agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-    const headers = Object.entries(binding.headers).map(([name, value]) => ({ name, value }));
-    await agent.request('session/new', {
-      cwd,
-      mcpServers: [{ type: 'http', name: 'connector', url: binding.url, headers }],
-    });
-    return () => agent.stop();
+    const { agent } = await openAcp(command, args, env, cwd, acpSessionWith(binding, cwd));
+    return agent.stop;
   };
 }
 
 /** An ACP agent started from the daemon's projection: its env and args, its `session/new` params. */
 function projectedAcpStart(command: string, args: string[], env: Env, cwd: string) {
   return async (projection: Projection) => {
-    const agent = lineAgent(
-      command,
-      [...args, ...(projection.args ?? [])],
-      { ...env, ...projection.env },
-      cwd,
-      true,
-    );
-    await agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-    await agent.request('session/new', projection.params);
-    return () => agent.stop();
+    const allArgs = [...args, ...(projection.args ?? [])];
+    const projectedEnv = { ...env, ...projection.env };
+    const { agent } = await openAcp(command, allArgs, projectedEnv, cwd, projection.params);
+    return agent.stop;
   };
 }
 
-/** `codex app-server` on its own CODEX_HOME: `initialize`, then `thread/start`. */
+/** `codex app-server` with `env` (its CODEX_HOME set): `initialize`, then `thread/start`. */
 async function startAppServer(env: Env, cwd: string) {
-  const agent = lineAgent(join(BIN, 'codex'), ['app-server'], env, cwd, false);
-  await agent.request('initialize', {
-    clientInfo: { name: 'bench', title: null, version: '1' },
-    capabilities: {},
-  });
-  agent.notify('initialized', {});
-  await agent.request('thread/start', { cwd });
-  return () => agent.stop();
+  const { agent } = await openAppServer(join(BIN, 'codex'), env, cwd);
+  return agent.stop;
 }
 
 /** Claude Code through the SDK with `options`, waiting for its initialize answer. */
@@ -102,15 +78,8 @@ export function agentsOf(env: Env, cwd: string, scratch: string): Record<string,
     },
     codex: {
       request: { provider: 'codex', env, launch: { command: join(BIN, 'codex') } },
-      async direct(binding: Binding) {
-        const home = await mkdtemp(join(scratch, 'codex-home-'));
-        await writeFile(
-          join(home, 'config.toml'),
-          `[mcp_servers.connector]\nurl = "${binding.url}"\nhttp_headers = { Authorization = "${binding.headers.Authorization}" }\n`,
-          { mode: 0o600 },
-        );
-        return startAppServer({ ...env, CODEX_HOME: home }, cwd);
-      },
+      direct: async (binding: Binding) =>
+        startAppServer({ ...env, CODEX_HOME: await codexHomeWith(scratch, binding) }, cwd),
       projected: (projection) => startAppServer({ ...env, ...projection.env }, cwd),
     },
     'claude-sdk': {

@@ -6,7 +6,9 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { firstMessage, freePort, spawnGroup, waitForPort } from './processes.js';
+import { freePort } from '@tutti/test-kit/free-port';
+import { LOOPBACK_ONLY } from '@tutti/test-kit/paths';
+import { firstMessage, spawnGroup, waitForPort } from './processes.js';
 
 const require = createRequire(import.meta.url);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -152,7 +154,7 @@ export async function startSupergateway(): Promise<BenchServer> {
   const port = await freePort();
   const group = spawnGroup(process.execPath, [
     '--import',
-    here('./loopback-only.js'),
+    LOOPBACK_ONLY,
     SUPERGATEWAY,
     '--stdio',
     `"${process.execPath}" "${EVERYTHING}" stdio`,

@@ -7,8 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
 import type { AgentSessionInfo } from '@tutti/core';
-import { type AgentTestEnv, createAgentTestEnv } from './agent-env.js';
-import { NODE_BIN_DIR } from './paths.js';
+import { type AgentHomes, createAgentHomes } from './agent-env.js';
 import { isProcessGroupAlive as groupHasLiveMember, openStore } from '@tutti/core/internal';
 import { mcpRequest } from './mcp-request.js';
 import { writeRelease } from './releases.js';
@@ -16,7 +15,7 @@ import { startTuttid, stopAll, type TuttidProcess } from './tuttid.js';
 import { WAIT } from './waits.js';
 
 /** A daemon with no demo connectors and the agents' throw-away environment. */
-export interface AgentDaemon {
+export interface AgentDaemon extends AgentHomes {
   /** The daemon running now (a new one after {@link AgentDaemon.restart}). */
   readonly daemon: TuttidProcess;
   /**
@@ -27,14 +26,6 @@ export interface AgentDaemon {
     signal: 'SIGKILL' | 'SIGTERM',
     options?: { until?: 'ready' | 'settled' },
   ): Promise<TuttidProcess>;
-  readonly agentEnv: AgentTestEnv;
-  /** Folder the daemon's `os.tmpdir()` points at (agent session homes land here). */
-  readonly tmp: string;
-  /** HOME, XDG_* and PATH (with the repository's `node_modules/.bin`) for an agent. */
-  readonly env: Record<string, string>;
-  /** The daemon's own CODEX_HOME and TUTTI_AGENT_HOME: the user config its sessions start from. */
-  readonly codexHome: string;
-  readonly tuttiAgentHome: string;
   /** Installs a release folder and returns the control API's answer body. */
   install(path: string): Promise<{ key: string; runtime: { state: string } | null }>;
   /** Starts an agent session through the control API; fails the test unless it answers 200. */
@@ -71,20 +62,14 @@ export interface AgentDaemonOptions {
 
 /** Starts `tuttid --no-demo` with its temp folders under a fresh root. */
 export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promise<AgentDaemon> {
-  const agentEnv = await createAgentTestEnv();
-  const tmp = join(agentEnv.root, 'tmp');
-  const userCodexHome = join(agentEnv.root, 'daemon-codex-home');
-  const userTuttiAgentHome = join(agentEnv.root, 'daemon-tutti-agent-home');
-  for (const dir of [tmp, userCodexHome, userTuttiAgentHome]) {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-  }
+  const homes = await createAgentHomes();
+  const { agentEnv } = homes;
   // Read by the tuttid process it spawns, which copies this process's env.
-  vi.stubEnv('TMPDIR', tmp);
-  vi.stubEnv('CODEX_HOME', userCodexHome);
-  vi.stubEnv('TUTTI_AGENT_HOME', userTuttiAgentHome);
+  vi.stubEnv('TMPDIR', homes.tmp);
+  vi.stubEnv('CODEX_HOME', homes.codexHome);
+  vi.stubEnv('TUTTI_AGENT_HOME', homes.tuttiAgentHome);
   if (options.agentHome) {
-    for (const [name, value] of Object.entries(agentEnv.env)) vi.stubEnv(name, value);
-    vi.stubEnv('PATH', `${NODE_BIN_DIR}:${agentEnv.env.PATH}`);
+    for (const [name, value] of Object.entries(homes.env)) vi.stubEnv(name, value);
   }
   for (const [name, value] of Object.entries(options.env ?? {})) vi.stubEnv(name, value);
   const home = join(agentEnv.root, 'tutti-home');
@@ -114,7 +99,6 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
     await agentEnv.dispose();
     throw error;
   }
-  const env = { ...agentEnv.env, PATH: `${NODE_BIN_DIR}:${agentEnv.env.PATH}` };
 
   const ok = async (method: string, path: string, body?: unknown) => {
     const answer = await daemon.control(method, path, body);
@@ -133,11 +117,7 @@ export async function startAgentDaemon(options: AgentDaemonOptions = {}): Promis
       daemon = await startTuttid(home, args, restartOptions);
       return daemon;
     },
-    agentEnv,
-    tmp,
-    env,
-    codexHome: userCodexHome,
-    tuttiAgentHome: userTuttiAgentHome,
+    ...homes,
     install: (path) => ok('POST', '/v1/connectors/install', { path }),
     async startSession(body) {
       return (await ok('POST', '/v1/sessions', body)).session;

@@ -7,6 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentDaemon } from './agent-daemon.js';
+import type { AgentHomes } from './agent-env.js';
 import { NODE_BIN_DIR, TUTTI_AGENT_BIN as TUTTI_AGENT } from './paths.js';
 import type { ModelReply, ModelRequest, ModelScript, ScriptedModel } from './scripted-model.js';
 
@@ -126,8 +127,8 @@ export interface TurnAgentBody {
  * Agent homes, an opencode config) and returns, per agent, the session request fields.
  */
 export async function turnAgents(
-  agents: AgentDaemon,
-  model: ScriptedModel,
+  agents: AgentHomes,
+  model: Pick<ScriptedModel, 'url'>,
 ): Promise<Record<TurnAgent, TurnAgentBody>> {
   const codexConfig = scriptedCodexConfig(model);
   for (const home of [agents.codexHome, agents.tuttiAgentHome]) {

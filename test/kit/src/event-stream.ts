@@ -25,7 +25,7 @@ export interface EventReader {
 
 /** Opens the daemon's event stream. */
 export async function openEvents(
-  daemon: TuttidProcess,
+  daemon: Pick<TuttidProcess, 'ready' | 'controlToken'>,
   options: { since?: number } = {},
 ): Promise<EventReader> {
   const abort = new AbortController();

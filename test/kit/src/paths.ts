@@ -16,6 +16,11 @@ export const NODE_BIN_DIR = at('../../../node_modules/.bin');
 /** The `codex` npm wrapper (it spawns the native binary as a child). */
 export const CODEX_BIN = `${NODE_BIN_DIR}/codex`;
 
+/** The native Claude Code binary the Agent SDK runs by default on linux-x64. */
+export const CLAUDE_CODE_BIN = at(
+  '../../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude',
+);
+
 /** The built `tuttid` bin, as a person runs it (it runs `cli/dist`). */
 export const TUTTID_BIN = at('../../../cli/bin/tuttid.js');
 
@@ -77,6 +82,9 @@ export const TS_LOADER = at('../fixtures/preloads/ts-loader.mjs');
 
 /** Appends every module a process loads to $TUTTI_TEST_MODULE_LOG (`node --import`). */
 export const RECORD_MODULES = at('../fixtures/preloads/record-modules.mjs');
+
+/** Binds every TCP listen with no host or a wildcard host to 127.0.0.1 (`node --import`). */
+export const LOOPBACK_ONLY = at('../fixtures/preloads/loopback-only.mjs');
 
 /** Makes SIGUSR2 throw an error no code catches (`node --import`). */
 export const THROW_ON_SIGNAL = at('../fixtures/preloads/throw-on-signal.mjs');
