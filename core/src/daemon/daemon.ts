@@ -241,16 +241,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     });
     cleanups.push(() => runtime.close());
-    const skillRoots = () =>
-      // A connector's skills go with any interface of it that works (a CLI whose MCP
-      // server failed included), never with one that has none working.
-      runtime
-        .status()
-        .flatMap((s) =>
-          (s.state === 'ready' || s.cli === 'ready') && s.skillRoot ? [s.skillRoot] : [],
-        );
     host = new AgentSessionHost({
-      connector: { endpointUrl: () => server.url, shimBinDir: () => binDir, skillRoots },
+      connector: {
+        endpointUrl: () => server.url,
+        shimBinDir: () => binDir,
+        skillRoots: () => runtime.skillRoots(),
+      },
       tokens,
       registry,
       listChangedDelivered: true,

@@ -238,4 +238,32 @@ describe('connector runtime', () => {
     await runtime.reconcile();
     await expect(access(shim)).rejects.toThrow();
   });
+
+  it('hands sessions the skills of a connector with an interface that works, and only those', async () => {
+    const { store, runtime } = await setup();
+    const skills = (name: string) => ({
+      [name]: `---\nname: ${name}\ndescription: How to use ${name}.\n---\n# ${name}\n`,
+    });
+    const cli = 'console.log("ok");\n';
+    const broken = { serverArgs: [], command: '/nonexistent/tutti-mcp' };
+    await store.install(await writeRelease({ key: 'works', serverArgs: [], skills: skills('a') }));
+    await store.install(await writeRelease({ key: 'dead', ...broken, skills: skills('b') }));
+    await store.install(await writeRelease({ key: 'half', ...broken, cli, skills: skills('c') }));
+    await runtime.reconcile();
+
+    const states = Object.fromEntries(runtime.status().map((s) => [s.key, [s.state, s.cli]]));
+    expect(states).toEqual({
+      dead: ['failed', undefined],
+      half: ['failed', 'ready'],
+      works: ['ready', undefined],
+    });
+    const roots = runtime.skillRoots();
+    expect(roots).toEqual(
+      runtime
+        .status()
+        .filter((s) => s.key !== 'dead')
+        .map((s) => s.skillRoot),
+    );
+    expect(roots).toHaveLength(2);
+  });
 });

@@ -24,7 +24,7 @@ import { type BackoffOptions, DEFAULT_BACKOFF } from './backoff.js';
 import { Connector, type SyncResult } from './connector.js';
 import type { ConnectorServices } from './connector-services.js';
 import { createEventRecorder, type EventRecorder } from './event-recorder.js';
-import { statusOf, summariesOf } from './connector-status.js';
+import { sessionSkillRoot, statusOf, summariesOf } from './connector-status.js';
 import { createKeyQueue } from './key-queue.js';
 import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
 import { createSkillCache, credentialState } from './release-facts.js';
@@ -99,6 +99,8 @@ export interface ConnectorRuntime {
    * its run condition and, unless ready, that condition's fixed advice.
    */
   available(): ConnectorSummary[];
+  /** The skill folders agent sessions get, sorted by connector key (see `sessionSkillRoot`). */
+  skillRoots(): string[];
   /**
    * Starts `key`'s installed release again now, a parked one included; resolves with its
    * status after the attempt. TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR when it is not installed.
@@ -217,6 +219,13 @@ class Runtime implements ConnectorRuntime {
 
   available(): ConnectorSummary[] {
     return summariesOf(this.#sorted(), this.#options.catalog);
+  }
+
+  skillRoots(): string[] {
+    return [...this.#connectors.values()].sort(byKey).flatMap((connector) => {
+      const root = sessionSkillRoot(connector.entry, this.#shims.state(connector.key));
+      return root === undefined ? [] : [root];
+    });
   }
 
   events(): readonly RuntimeEvent[] {

@@ -47,6 +47,20 @@ function cliStatus(entry: RuntimeEntry, shim: 'published' | 'failed' | undefined
   return shim === 'failed' ? 'failed' : 'starting';
 }
 
+/**
+ * The skill folder `entry` hands agent sessions: a connector's skills go with any interface
+ * of it that works (a CLI whose MCP server failed included), never with one that has none
+ * working. Decided from the entry alone (no status, no stderr), once per session start.
+ */
+export function sessionSkillRoot(
+  entry: RuntimeEntry,
+  shim: 'published' | 'failed' | undefined,
+): string | undefined {
+  if (entry.skillRoot === undefined) return undefined;
+  const cliWorks = entry.connector.paths.cli !== undefined && cliStatus(entry, shim) === 'ready';
+  return entry.state === 'ready' || cliWorks ? entry.skillRoot : undefined;
+}
+
 /** Most stderr lines a status shows, and the longest line. */
 const STDERR_LINES = 20;
 const STDERR_LINE_LENGTH = 500;
