@@ -36,10 +36,16 @@ export function authorization(): Record<string, string> {
 }
 
 /** `method path` (of the daemon) with an optional JSON body; its JSON answer. */
-async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function send<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<T> {
   const response = await fetch(path, {
     method,
     credentials: 'omit',
+    ...(signal && { signal }),
     headers: {
       ...authorization(),
       ...(body !== undefined && { 'content-type': 'application/json' }),
@@ -58,9 +64,14 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<T>
 }
 
 /** `method /dashboard/api<path>` with an optional JSON body; its JSON answer. */
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<T> {
   try {
-    return await send<T>(method, `/dashboard/api${path}`, body);
+    return await send<T>(method, `/dashboard/api${path}`, body, signal);
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TUTTI_ERR_DASHBOARD_SIGNED_OUT') signedOut();
     throw error;

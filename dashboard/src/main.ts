@@ -17,7 +17,7 @@ import { connectorsView } from './connectors-view';
 import { sessionToken, takeLoginCode } from './credential';
 import { h } from './dom';
 import { eventsView } from './events-view';
-import { type LiveEvent, followEvents } from './live-events';
+import { followEvents, type LiveEvent } from './live-events';
 import { sessionsView } from './sessions-view';
 import { toolsView } from './tools-view';
 import './style.css';
@@ -31,6 +31,8 @@ const loginCode = takeLoginCode();
 const KEPT_EVENTS = 200;
 /** How often the page re-reads the daemon besides the events. */
 const POLL_MS = 5000;
+/** How long one refresh waits for the daemon's listings before the next one may run. */
+const REFRESH_TIMEOUT_MS = 15_000;
 
 const main = document.getElementById('main') as HTMLElement;
 const notice = document.getElementById('notice') as HTMLElement;
@@ -138,11 +140,13 @@ function show(view: View, focus = false): void {
 }
 
 async function refresh(): Promise<void> {
+  // A listing that never answers must not hold every later refresh behind it.
+  const signal = AbortSignal.timeout(REFRESH_TIMEOUT_MS);
   try {
     const [list, tools, sessions] = await Promise.all([
-      call<{ connectors: Connector[] }>('GET', '/connectors'),
-      call<{ tools: Tool[]; version: number }>('GET', '/tools'),
-      call<{ sessions: Session[]; toolsVersion: number }>('GET', '/sessions'),
+      call<{ connectors: Connector[] }>('GET', '/connectors', undefined, signal),
+      call<{ tools: Tool[]; version: number }>('GET', '/tools', undefined, signal),
+      call<{ sessions: Session[]; toolsVersion: number }>('GET', '/sessions', undefined, signal),
     ]);
     state.connectors = list.connectors;
     state.tools = tools.tools;
@@ -151,6 +155,13 @@ async function refresh(): Promise<void> {
     render();
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TUTTI_ERR_DASHBOARD_SIGNED_OUT') return;
+    if (signal.aborted) {
+      host.say(
+        `The daemon did not answer within ${REFRESH_TIMEOUT_MS / 1000} s; trying again.`,
+        true,
+      );
+      return;
+    }
     host.say(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error), true);
   }
 }
