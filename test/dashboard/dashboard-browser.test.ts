@@ -7,17 +7,18 @@
  * port of 127.0.0.1, or a program replaying what that page got, can use.
  * With TUTTI_SCREENSHOTS=1 (`npm run screenshots`) it saves each view to docs/.
  */
-import { createServer, type Server } from 'node:http';
+
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONNECTOR_FIXTURES as FIXTURES, WAIT } from '@tutti/test-kit';
+import { CONNECTOR_FIXTURES as FIXTURES, WAIT, WAIT_BOUND_MS } from '@tutti/test-kit';
 import { startBrowser, type TestBrowser } from '@tutti/test-kit/browser';
 import { forgedHeaders, replay, type SeenRequest } from '@tutti/test-kit/header-replay';
 import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const SCREENSHOTS = process.env.TUTTI_SCREENSHOTS === '1';
@@ -62,6 +63,10 @@ afterAll(async () => {
   await stopAll();
   await rm(root, { recursive: true, force: true });
 });
+
+// Five waits: a bound above their sum, so the one that does not end says which and why
+// (the page's notice) instead of the test's own timeout (seen rarely on a loaded machine).
+const CREDENTIAL_TEST_MS = 6 * WAIT_BOUND_MS;
 
 const row = (key: string) => page.locator(`#connectors tr[data-key="${key}"]`);
 const stateOf = (key: string) => row(key).locator('[data-state]').getAttribute('data-state');
@@ -235,28 +240,50 @@ describe('the dashboard in a browser', () => {
     );
   });
 
-  it('sets a credential from its write-only field and shows the status change', async () => {
-    await page.getByLabel('Release folder').fill(join(FIXTURES, 'keyed'));
-    await page.getByRole('button', { name: 'Install', exact: true }).click();
-    await untilState('keyed', 'needs-auth');
-    const secret = 'sk-dashboard-test-7c1f9e';
-    secrets.push(secret);
-    const field = page.getByLabel('Credential of keyed', { exact: true });
-    expect(await field.getAttribute('type')).toBe('password');
-    await field.fill(secret);
-    await row('keyed').getByRole('button', { name: 'Set' }).click();
-    await untilState('keyed', 'ready');
-    expect(await field.inputValue()).toBe('');
-    await row('keyed').getByRole('button', { name: 'Clear' }).click();
-    await untilState('keyed', 'needs-auth');
-    await field.fill(secret);
-    await field.press('Enter');
-    // The notice first: when the state does not follow, it says what the page was told.
-    await expect
-      .poll(() => page.locator('#notice').textContent(), WAIT)
-      .toBe('The credential of keyed is set.');
-    await untilState('keyed', 'ready');
-    await shoot('dashboard-connectors');
+  it(
+    'sets a credential from its write-only field and shows the status change',
+    async () => {
+      await page.getByLabel('Release folder').fill(join(FIXTURES, 'keyed'));
+      await page.getByRole('button', { name: 'Install', exact: true }).click();
+      await untilState('keyed', 'needs-auth');
+      const secret = 'sk-dashboard-test-7c1f9e';
+      secrets.push(secret);
+      const field = page.getByLabel('Credential of keyed', { exact: true });
+      expect(await field.getAttribute('type')).toBe('password');
+      await field.fill(secret);
+      await row('keyed').getByRole('button', { name: 'Set' }).click();
+      await untilState('keyed', 'ready');
+      expect(await field.inputValue()).toBe('');
+      await row('keyed').getByRole('button', { name: 'Clear' }).click();
+      await untilState('keyed', 'needs-auth');
+      await field.fill(secret);
+      await field.press('Enter');
+      // The notice first: when the state does not follow, it says what the page was told.
+      await expect
+        .poll(() => page.locator('#notice').textContent(), WAIT)
+        .toBe('The credential of keyed is set.');
+      await untilState('keyed', 'ready');
+      await shoot('dashboard-connectors');
+    },
+    CREDENTIAL_TEST_MS,
+  );
+
+  it('gets over a listing that never answers: says so, and the next refresh shows the change', async () => {
+    let held = false;
+    // The first listing after this is never answered; the page's own bound must end it.
+    await page.route('**/dashboard/api/connectors', async (route) => {
+      if (held) return route.continue();
+      held = true;
+    });
+    try {
+      expect((await daemon.control('DELETE', '/v1/connectors/keyed')).status).toBe(200);
+      await expect
+        .poll(() => page.locator('#notice').textContent(), WAIT)
+        .toBe('The daemon did not answer within 15 s; trying again.');
+      await expect.poll(() => row('keyed').count(), WAIT).toBe(0);
+    } finally {
+      await page.unroute('**/dashboard/api/connectors');
+    }
   });
 
   it('shows a session and its refresh after a tool change, then closes it', async () => {
