@@ -233,6 +233,76 @@ export const ERROR_CODES = Object.freeze({
       'The credential file of connector "{key}" cannot be read ({reason}): set the credential again.',
     status: 500,
   },
+  TUTTI_ERR_CREDENTIAL_STORE_UNAVAILABLE: {
+    message:
+      'No OS keychain answers ({reason}) and tuttid was started with --credential-store keychain, so the credential of connector "{key}" was not stored: start a Secret Service (e.g. gnome-keyring) or Keychain, or start tuttid with --credential-store auto or file.',
+    status: 503,
+  },
+  TUTTI_ERR_CREDENTIAL_KEYCHAIN_FAILED: {
+    message:
+      'The OS keychain failed to {action} the {slot} of connector "{key}" ({reason}): check that the keychain is unlocked, then try again.',
+    status: 503,
+  },
+  TUTTI_ERR_CREDENTIAL_TOO_LARGE: {
+    message:
+      'The {slot} of connector "{key}" is {length} characters, more than the {limit} this OS keychain holds in one item: start tuttid with --credential-store file to keep it in a 0600 file instead.',
+    status: 413,
+  },
+  TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED: {
+    message:
+      'Connector "{key}" needs you to sign in to its server ({reason}): use the dashboard\'s Sign in button, or POST /v1/connectors/{key}/authorize on the tutti daemon control API and open the URL it answers.',
+    status: 401,
+  },
+  TUTTI_ERR_OAUTH_NOT_REMOTE: {
+    message:
+      'Connector "{key}" has no remote MCP server, so there is nothing to sign in to: set its credential with PUT /v1/connectors/{key}/credentials instead.',
+    status: 400,
+  },
+  TUTTI_ERR_OAUTH_DISCOVERY_FAILED: {
+    message:
+      'The authorization server of connector "{key}" could not be found ({reason}): check the connector\'s URL, or ask its publisher whether the server supports MCP authorization.',
+    status: 502,
+  },
+  TUTTI_ERR_OAUTH_PKCE_UNSUPPORTED: {
+    message:
+      'The authorization server {issuer} of connector "{key}" does not advertise PKCE with S256, which MCP authorization requires, so tutti will not sign in there: ask the server\'s operator to enable it.',
+    status: 502,
+  },
+  TUTTI_ERR_OAUTH_REGISTRATION_UNSUPPORTED: {
+    message:
+      'The authorization server {issuer} of connector "{key}" offers no way for tutti to register (no dynamic client registration, and no client ID metadata document configured): register a client there, put its id in the manifest\'s auth.clientId (and its secret with PUT /v1/connectors/{key}/credentials with a clientSecret field), or start tuttid with --oauth-client-metadata-url.',
+    status: 502,
+  },
+  TUTTI_ERR_OAUTH_REGISTRATION_FAILED: {
+    message:
+      'The authorization server {issuer} of connector "{key}" refused to register tutti as a client ({reason}): check the manifest\'s auth.scopes, or register a client there and set auth.clientId.',
+    status: 502,
+  },
+  TUTTI_ERR_OAUTH_STATE_INVALID: {
+    message:
+      'This sign-in answer does not belong to a sign-in in progress (its state is unknown, used or more than 10 minutes old): start the sign-in again from the dashboard, or with POST /v1/connectors/{key}/authorize on the control API.',
+    status: 400,
+  },
+  TUTTI_ERR_OAUTH_ISSUER_MISMATCH: {
+    message:
+      'The sign-in answer for connector "{key}" names a different authorization server than the one tutti asked (RFC 9207), so it was refused: start the sign-in again; if it repeats, another program may be answering in the server\'s place.',
+    status: 400,
+  },
+  TUTTI_ERR_OAUTH_AUTHORIZATION_DENIED: {
+    message:
+      'The authorization server of connector "{key}" did not grant access ({reason}): start the sign-in again and allow access.',
+    status: 403,
+  },
+  TUTTI_ERR_OAUTH_TOKEN_REQUEST_FAILED: {
+    message:
+      'The authorization server of connector "{key}" refused the token request ({reason}): start the sign-in again.',
+    status: 502,
+  },
+  TUTTI_ERR_OAUTH_SERVER_UNREACHABLE: {
+    message:
+      'The authorization server of connector "{key}" did not answer a token refresh ({reason}): tutti keeps the sign-in and tries again; calls work again once it answers.',
+    status: 503,
+  },
   TUTTI_ERR_UPSTREAM_SPAWN_FAILED: {
     message:
       'Upstream MCP server command "{command}" could not be started: {reason}. Check that the connector\'s command is installed and executable.',
