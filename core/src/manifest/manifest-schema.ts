@@ -18,6 +18,8 @@ export const CONNECTOR_KEY_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 export const MCP_PROTOCOLS = ['2025-06-18', '2026-07-28'] as const;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** RFC 6749 scope-token: %x21 / %x23-5B / %x5D-7E. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const VERSION = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?$/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -158,10 +160,35 @@ export const authSchema = z
           .regex(ENV_NAME, { message: 'an environment variable name is [A-Za-z_][A-Za-z0-9_]*' })
           .optional()
           .describe('Variable that carries the bearer token to a stdio server or the CLI.'),
+        scopes: z
+          .array(
+            z
+              .string()
+              .regex(SCOPE_TOKEN, {
+                message: 'a scope is printable ASCII without spaces, quotes or backslashes',
+              }),
+          )
+          .min(1)
+          .max(64)
+          .optional()
+          .describe(
+            "Scopes a sign-in to the remote server asks for when its challenge names none (else the server's own list).",
+          ),
+        clientId: z
+          .string()
+          .min(1)
+          .max(512)
+          .regex(/^[\x21-\x7e]+$/, { message: 'a client id is printable ASCII without spaces' })
+          .optional()
+          .describe(
+            "An OAuth client registered beforehand at the remote server's authorization server; its secret, if any, is set as a credential. Without it tutti registers itself.",
+          ),
       })
       .strict(),
   ])
-  .describe('Authorization kind; a remote oauth2 server gets "Authorization: Bearer <token>".');
+  .describe(
+    'Authorization kind; a remote oauth2 server gets "Authorization: Bearer <token>": a token set as its credential, else the one of the sign-in tutti makes.',
+  );
 
 /** The object schema of `tutti-connector.json`, before cross-field rules. */
 export const manifestObjectSchema = z
