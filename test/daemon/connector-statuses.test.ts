@@ -153,7 +153,7 @@ describe('connector statuses', () => {
     );
     expect(table).toContain(`  mcp starting: ${INTERFACE_ADVICE.starting}`);
     expect(table).toContain(
-      '  cli needs-auth: It needs a credential: set one with PUT /v1/connectors/keyed/credentials',
+      '  cli needs-auth: It needs a credential or a sign-in: in the dashboard (`tuttid dashboard` prints a login link) use its Sign in button',
     );
   });
 

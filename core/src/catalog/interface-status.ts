@@ -35,7 +35,7 @@ export const INTERFACE_ADVICE: Readonly<Record<Exclude<InterfaceStatus, 'ready'>
       'Starting: usable once it is ready; this list and the connector server tools update then.',
     restarting: 'It stopped and the daemon is restarting it: usable again once it is ready.',
     'needs-auth':
-      'It needs a credential: set one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API, or in the dashboard (`tuttid dashboard` prints a login link).',
+      'It needs a credential or a sign-in: in the dashboard (`tuttid dashboard` prints a login link) use its Sign in button, or set its credential; on the tutti daemon control API, POST /v1/connectors/{key}/authorize signs in to a remote server and PUT /v1/connectors/{key}/credentials sets a credential.',
     'credential-rejected':
       'Its server refused the credential: set a new one with PUT /v1/connectors/{key}/credentials on the tutti daemon control API, or in the dashboard (`tuttid dashboard` prints a login link).',
     failed:

@@ -25,6 +25,10 @@ export type TuttiEventBody =
   | { type: 'connector.started'; key: string; generation?: number }
   | { type: 'connector.restarted'; key: string; generation?: number }
   | { type: 'connector.failed'; key: string; status: string; advice: string }
+  /** Its remote server wants a sign-in (none yet, or the last one was lost): its tools are gone. */
+  | { type: 'connector.needs-auth'; key: string; advice: string }
+  /** A sign-in to its remote server succeeded (a `connector.started` follows when it runs). */
+  | { type: 'connector.signed-in'; key: string }
   | { type: 'tools.changed'; version: number; toolCount: number }
   | { type: 'session.started'; session: string; provider: string; connector: string }
   | {

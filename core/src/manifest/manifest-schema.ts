@@ -162,11 +162,9 @@ export const authSchema = z
           .describe('Variable that carries the bearer token to a stdio server or the CLI.'),
         scopes: z
           .array(
-            z
-              .string()
-              .regex(SCOPE_TOKEN, {
-                message: 'a scope is printable ASCII without spaces, quotes or backslashes',
-              }),
+            z.string().regex(SCOPE_TOKEN, {
+              message: 'a scope is printable ASCII without spaces, quotes or backslashes',
+            }),
           )
           .min(1)
           .max(64)

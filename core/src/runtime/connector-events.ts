@@ -2,6 +2,7 @@
  * The connector runtime's observations as events for hosts. A failure carries a status and
  * a fixed advice text, never the upstream's own output (it may hold secrets).
  */
+import { INTERFACE_ADVICE } from '../catalog/index.js';
 import type { TuttiEventBody } from '../events/index.js';
 import type { RuntimeEvent } from './types.js';
 
@@ -32,6 +33,14 @@ export function connectorEventOf(event: RuntimeEvent): TuttiEventBody | undefine
         status: event.kind,
         advice: FAILURE_ADVICE[event.kind],
       };
+    case 'needs-sign-in':
+      return {
+        type: 'connector.needs-auth',
+        key: event.key,
+        advice: INTERFACE_ADVICE['needs-auth'],
+      };
+    case 'signed-in':
+      return { type: 'connector.signed-in', key: event.key };
     default:
       return undefined;
   }

@@ -16,6 +16,7 @@ import {
   type ProcessSupervisor,
   type SecretRedactor,
 } from '../process/index.js';
+import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorSummary, ConnectorCatalog } from '../catalog/index.js';
 import { listShimKeys } from '../shims/index.js';
@@ -43,6 +44,8 @@ export interface ConnectorRuntimeOptions {
   logger: RuntimeLogger;
   supervisor?: ProcessSupervisor;
   launch?: UpstreamLauncher;
+  /** The daemon as the OAuth client of remote connectors that sign in. */
+  oauth?: OAuthClients;
   startTimeoutMs?: number;
   backoff?: BackoffOptions;
   /**
@@ -110,6 +113,13 @@ export interface ConnectorRuntime {
   skippedSkills(key: string): Promise<readonly SkillDiagnostic[]>;
   /** The last recorded events, oldest first. */
   events(): readonly RuntimeEvent[];
+  /**
+   * A sign-in to `key`'s remote server succeeded: it starts now with the new grant;
+   * resolves with its status after the attempt.
+   */
+  signedIn(key: string): Promise<ConnectorStatus | undefined>;
+  /** `key`'s sign-in was lost (`reason`, a fixed text): its tools go and it waits in `needs-auth`. */
+  signInLost(key: string, reason: string): Promise<void>;
   /** Stops every upstream (the registry is left as it is: the daemon is going away). */
   close(): Promise<void>;
 }
@@ -155,6 +165,7 @@ class Runtime implements ConnectorRuntime {
       skills: createSkillCache(options.logger),
       logger: options.logger,
       launch: options.launch ?? launchUpstream,
+      oauth: options.oauth,
       supervisor: options.supervisor,
       startTimeoutMs: options.startTimeoutMs,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
@@ -247,6 +258,26 @@ class Runtime implements ConnectorRuntime {
     return this.#statusOf(connector, true);
   }
 
+  async signedIn(key: string): Promise<ConnectorStatus | undefined> {
+    const connector = this.#connectors.get(key);
+    if (!connector) return undefined;
+    this.#recorder.record(key, 'signed-in');
+    await this.#queue.run(key, async () => {
+      // Waiting for the grant: a sync starts it; held after a 401 of a keyless server, or
+      // failed meanwhile: start it again.
+      const result = await this.#sync(key);
+      const entry = connector.entry;
+      if (result === 'unchanged' && entry.state !== 'ready') await connector.retry();
+    });
+    return this.#statusOf(connector, true);
+  }
+
+  async signInLost(key: string, reason: string): Promise<void> {
+    const connector = this.#connectors.get(key);
+    if (!connector) return;
+    await this.#queue.run(key, () => connector.signInLost(reason));
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#recorder.close();
@@ -289,7 +320,7 @@ class Runtime implements ConnectorRuntime {
     if (this.#closed) return undefined;
     const { store, logger } = this.#options;
     const release = store.get(key);
-    const auth = release ? await credentialState(store, release) : 'missing';
+    const auth = release ? await credentialState(store, release, this.#options.oauth) : 'missing';
     await this.#shims
       .sync(key, release && auth === 'ready' ? release : undefined)
       .catch((error: unknown) => {

@@ -5,6 +5,7 @@
  */
 import type { ConnectorCatalog } from '../catalog/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
+import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorStore } from '../store/index.js';
 import type { BackoffOptions } from './backoff.js';
@@ -22,6 +23,8 @@ export interface ConnectorServices {
   readonly skills: SkillCache;
   readonly logger: RuntimeLogger;
   readonly launch: UpstreamLauncher;
+  /** The daemon as the OAuth client of remote connectors that sign in, when it is one. */
+  readonly oauth?: OAuthClients | undefined;
   readonly supervisor?: ProcessSupervisor | undefined;
   readonly startTimeoutMs?: number | undefined;
   readonly backoff: BackoffOptions;

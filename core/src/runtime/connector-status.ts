@@ -19,6 +19,7 @@ import {
 } from '../catalog/index.js';
 import type { InstalledConnector } from '../store/index.js';
 import type { RuntimeEntry } from './runtime-entry.js';
+import { waitsForSignIn } from './sign-in-target.js';
 import type { ConnectorStatus } from './types.js';
 
 /** Run condition of the entry's MCP interface. */
@@ -101,6 +102,8 @@ export function statusOf(
     ...(entry.parked && { parked: true as const }),
     ...(entry.lastError !== undefined && { lastError: entry.lastError }),
     ...(advice !== undefined && { advice }),
+    ...(entry.state === 'needs-auth' &&
+      waitsForSignIn(entry.connector, entry.lastErrorCode) && { signIn: true as const }),
     ...(stderr && { stderr }),
     ...(entry.skillRoot !== undefined && { skillRoot: entry.skillRoot }),
     ...(mcp && { mcp }),

@@ -11,7 +11,7 @@
  * of its upstream do, in live-upstream.ts.
  */
 import type { UpstreamTool } from '../contracts/index.js';
-import { isTuttiError, type TuttiError } from '../errors/index.js';
+import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { SecretRedactor } from '../process/index.js';
 import type { InstalledConnector } from '../store/index.js';
 import type { UpstreamConnection, UpstreamExitInfo } from '../upstream/index.js';
@@ -23,10 +23,21 @@ import {
   retireInBackground,
   upstreamEnded,
 } from './live-upstream.js';
+import { credentialState } from './release-facts.js';
 import { clearFailures, type RetryCause, scheduleRetry } from './retry-schedule.js';
 import { heldEntry, placeholderEntry, type RuntimeEntry, startingEntry } from './runtime-entry.js';
+import { signInTarget } from './sign-in-target.js';
 import { trackClient } from './tracked-client.js';
 import { keyedLogger, type RuntimeEventKind } from './types.js';
+
+/** The sign-in error behind a failed start (itself or its cause), if that is why it failed. */
+function signInRequired(error: unknown): TuttiError | undefined {
+  for (let at: unknown = error, depth = 0; at && depth < 4; depth++) {
+    if (isTuttiError(at, 'TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED')) return at;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
 
 /** What a sync did. */
 export type SyncResult = 'started' | 'failed' | 'held' | 'unchanged' | 'removed';
@@ -133,6 +144,22 @@ export class Connector {
     await this.#entry.connection?.close().catch(() => undefined);
   }
 
+  /**
+   * Its sign-in was lost while it ran (the grant revoked or expired at the authorization
+   * server, a refresh refused): its route goes (one list_changed) and it waits in
+   * `needs-auth` for a new sign-in.
+   */
+  async signInLost(reason: string): Promise<void> {
+    const release = this.#services.store.get(this.key);
+    if (!release || this.#removed || this.#services.closed()) return;
+    const entry = this.#entry;
+    if (entry.waiting && entry.state === 'needs-auth') return;
+    await this.#needsSignIn(
+      release,
+      new TuttiError('TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED', { key: this.key, reason }),
+    );
+  }
+
   /** Digest of the release something of this connector runs from. */
   get digest(): string {
     return this.#entry.connector.digest;
@@ -160,6 +187,19 @@ export class Connector {
       this.#services.logger.warn({ connector: this.key, code: problem.code }, problem.message);
   }
 
+  /**
+   * Holds the connector in `needs-auth` until a sign-in: what served is retired, and the
+   * wait is recorded once (`needs-sign-in`) with `problem`'s fixed reason.
+   */
+  async #needsSignIn(release: InstalledConnector, problem: TuttiError): Promise<void> {
+    const entry = this.#entry;
+    clearTimeout(entry.timer);
+    if (!entry.waiting) await this.retire('sign-in required');
+    const found = await this.#services.skills.of(release).catch(() => undefined);
+    this.#entry = heldEntry(release, 'needs-auth', found, entry.restarts, problem);
+    this.#services.record(this.key, 'needs-sign-in', undefined, problem.message);
+  }
+
   /** Starts `release` as generation `generation`; `previous` keeps serving until it is ready. */
   async #run(
     release: InstalledConnector,
@@ -185,8 +225,10 @@ export class Connector {
       this.#redactor.add(credential?.secret.reveal());
       const mcp = release.paths.mcp;
       if (mcp?.transport === 'stdio') this.#redactor.addEnv(mcp.env);
+      const signIn = services.oauth && signInTarget(release, credential);
       if (mcp) {
         connection = await services.launch(release, credential, {
+          ...(signIn && services.oauth && { auth: services.oauth.transportAuth(signIn) }),
           supervisor: services.supervisor,
           startTimeoutMs: services.startTimeoutMs,
           signal: controller.signal,
@@ -234,6 +276,12 @@ export class Connector {
       await connection?.close().catch(() => undefined);
       // Called off: what replaced this start (queued behind it) decides what runs.
       if (controller.signal.aborted) return 'unchanged';
+      const signIn = signInRequired(error);
+      if (signIn) {
+        // Not a failure: nothing runs until the person signs in (no retry, no fallback).
+        await this.#needsSignIn(release, signIn);
+        return 'held';
+      }
       const detail = this.#redactor.redact(message(error));
       const failed = keepPrevious && previous ? previous : entry;
       failed.attempted = generation;
@@ -322,7 +370,8 @@ export class Connector {
     const { store } = this.#services;
     const release = store.get(this.key);
     // Gone or unauthorized meanwhile: a sync puts it in line with the store.
-    if (!release || !(await store.authReady(this.key))) return this.#services.syncNow(this.key);
+    const auth = release && (await credentialState(store, release, this.#services.oauth));
+    if (!release || auth !== 'ready') return this.#services.syncNow(this.key);
     const generation = await store.nextRevision(this.key);
     await this.#run(store.get(this.key) ?? release, entry, generation, 'restarted');
   }

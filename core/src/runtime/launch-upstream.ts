@@ -6,6 +6,7 @@
  * a remote one is reached through the proxy those settings name.
  */
 import type { UpstreamTool } from '../contracts/index.js';
+import type { TransportAuth } from '../oauth/types.js';
 import { type ProcessSupervisor, upstreamInheritedEnv } from '../process/index.js';
 import type { Credential, InstalledConnector } from '../store/index.js';
 import {
@@ -29,6 +30,8 @@ export interface UpstreamLaunchOptions {
   logger?: UpstreamLogger;
   onToolsChanged(tools: UpstreamTool[]): void;
   onExit(info: UpstreamExitInfo): void;
+  /** The sign-in that authorizes a remote server's requests (its tokens never leave the daemon). */
+  auth?: TransportAuth;
 }
 
 /** Starts upstream MCP clients; injectable so tests can stand in for processes. */

@@ -5,7 +5,9 @@
  */
 import { isTuttiError, type TuttiError } from '../errors/index.js';
 import { type DiscoveredSkills, discoverSkills } from '../skills/index.js';
+import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorStore, InstalledConnector } from '../store/index.js';
+import { signInTarget } from './sign-in-target.js';
 import type { RuntimeLogger } from './types.js';
 
 /** Skill discovery per release digest. */
@@ -47,19 +49,24 @@ export function createSkillCache(logger: RuntimeLogger): SkillCache {
 }
 
 /**
- * Whether `connector` may start: `ready` (its credential is there, or it needs none),
- * `missing` (none of its auth kind), or the error that says why the one stored cannot be
+ * Whether `connector` may start: `ready` (its credential is there, or it needs none, or
+ * the grant of a sign-in stands for it), `missing` (none of its auth kind), or the error that says why the one stored cannot be
  * read (TUTTI_ERR_STORE_CREDENTIAL_CORRUPT).
  */
 export async function credentialState(
   store: ConnectorStore,
   connector: InstalledConnector,
+  oauth?: Pick<OAuthClients, 'hasGrant'>,
 ): Promise<'ready' | 'missing' | TuttiError> {
   const auth = connector.manifest.auth;
   if (auth.kind === 'none') return 'ready';
   try {
     const stored = await store.credential(connector.key);
-    return stored?.kind === auth.kind ? 'ready' : 'missing';
+    if (stored?.kind === auth.kind) return 'ready';
+    // A remote oauth2 server without a token set: the sign-in's grant stands for one.
+    const signIn = signInTarget(connector, stored);
+    if (signIn && oauth && (await oauth.hasGrant(connector.key))) return 'ready';
+    return 'missing';
   } catch (error) {
     if (isTuttiError(error)) return error;
     throw error;

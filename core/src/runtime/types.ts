@@ -44,6 +44,11 @@ export interface ConnectorStatus {
   /** The fixed advice of its state when it is not ready (never upstream output). */
   readonly advice?: string;
   /**
+   * It waits in `needs-auth` for a sign-in to its remote server (`POST
+   * /v1/connectors/{key}/authorize`, the dashboard's Sign in button), not for a credential.
+   */
+  readonly signIn?: true;
+  /**
    * The last lines its stdio MCP server wrote to stderr (of the running server, else of
    * the one that failed or crashed), its credential and anything that looks like a
    * secret masked; at most 20 lines of 500 characters. Only in the control API's
@@ -71,7 +76,11 @@ export type RuntimeEventKind =
   /** A failed start left nothing serving: the last release that ran serves instead. */
   | 'fell-back'
   /** It failed too often in a row: no retry until told (detail says what to do). */
-  | 'parked';
+  | 'parked'
+  /** Its remote server wants a sign-in (none yet, or the last one was lost): nothing runs until one. */
+  | 'needs-sign-in'
+  /** A sign-in to its remote server succeeded: it starts with the new grant. */
+  | 'signed-in';
 
 /** One recorded observation (kept in a bounded ring). */
 export interface RuntimeEvent {
