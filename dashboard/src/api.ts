@@ -113,6 +113,8 @@ export interface ConnectorRuntime {
   readonly failures: number;
   readonly lastError?: string;
   readonly advice?: string;
+  /** It waits for a sign-in to its remote server (the Sign in button), not a credential. */
+  readonly signIn?: boolean;
   readonly stderr?: readonly string[];
   readonly mcp?: string;
   readonly cli?: string;

@@ -2,7 +2,8 @@
  * The connectors view: one row per installed connector (key, name, the version running
  * and the one pending with why, status with its reason and its server's stderr, tools,
  * interfaces, restarts, recent events counted) and its actions: tools, retry, roll back,
- * set or clear a credential (write-only: the field is emptied once sent, nothing is shown
+ * sign in (a remote server that wants one: the authorization server's page opens in a new
+ * tab, and the row changes once the sign-in is done there), set or clear a credential (write-only: the field is emptied once sent, nothing is shown
  * back), uninstall; above it, install from a release folder. Rows are kept by key and
  * updated in place, so a credential being typed survives a refresh.
  */
@@ -25,6 +26,7 @@ export function stateOf(connector: Connector): string {
 function reasonOf(connector: Connector): string | undefined {
   const runtime = connector.runtime;
   if (!runtime) return connector.authReady ? undefined : 'Waits for a credential: set one below.';
+  if (runtime.signIn) return 'Waits for you to sign in to its server: press Sign in.';
   if (runtime.state === 'ready') {
     return runtime.pending
       ? `Version ${runtime.pending.version} did not start: ${runtime.pending.reason}`
@@ -80,6 +82,7 @@ export function connectorsView(host: ConnectorsViewHost) {
       cells: HTMLTableCellElement[];
       retry: HTMLButtonElement;
       rollback: HTMLButtonElement;
+      signIn: HTMLButtonElement;
     }
   >();
   const body = h('tbody');
@@ -232,6 +235,36 @@ export function connectorsView(host: ConnectorsViewHost) {
       },
       'Roll back',
     );
+    const signIn = h(
+      'button',
+      {
+        type: 'button',
+        class: 'sign-in',
+        'aria-label': `Sign in to ${key}`,
+        onclick: () => {
+          // Opened in the click itself (a tab opened after an await is blocked as a pop-up).
+          const tab = window.open('about:blank', '_blank');
+          void act(host, `Starting the sign-in of ${key}`, async () => {
+            try {
+              const { authorizationUrl } = await call<{ authorizationUrl: string }>(
+                'POST',
+                `/connectors/${encodeURIComponent(key)}/authorize`,
+              );
+              if (!tab) {
+                return `Your browser blocked the sign-in tab of ${key}: allow pop-ups for this page, then press Sign in again.`;
+              }
+              tab.opener = null;
+              tab.location.href = authorizationUrl;
+              return `The sign-in of ${key} is open in a new tab: finish it there, and this row changes once it is done.`;
+            } catch (error) {
+              tab?.close();
+              throw error;
+            }
+          });
+        },
+      },
+      'Sign in',
+    );
     const actions = h(
       'td',
       {},
@@ -239,6 +272,7 @@ export function connectorsView(host: ConnectorsViewHost) {
         'div',
         { class: 'actions' },
         h('button', { type: 'button', onclick: () => host.showTools(key) }, `Tools of ${key}`),
+        signIn,
         retry,
         rollback,
         h(
@@ -263,7 +297,7 @@ export function connectorsView(host: ConnectorsViewHost) {
       ),
     );
     const row = h('tr', { 'data-key': key }, ...cells, actions);
-    const made = { row, cells, retry, rollback };
+    const made = { row, cells, retry, rollback, signIn };
     rows.set(key, made);
     return made;
   };
@@ -279,12 +313,13 @@ export function connectorsView(host: ConnectorsViewHost) {
         }
       }
       for (const connector of connectors) {
-        const { row, cells, retry, rollback } = rowOf(connector);
+        const { row, cells, retry, rollback, signIn } = rowOf(connector);
         fill(cells, connector);
         const runtime = connector.runtime;
         // Retry for one that is not serving its installed release; roll back while one is pending.
         retry.hidden = !runtime || (runtime.state === 'ready' && !runtime.pending);
         rollback.hidden = !runtime?.pending || !runtime.running;
+        signIn.hidden = runtime?.signIn !== true;
         body.append(row);
       }
       empty.hidden = connectors.length > 0;

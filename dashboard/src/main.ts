@@ -215,6 +215,8 @@ async function start(): Promise<void> {
     (event) => {
       state.events = [...state.events, event].slice(-KEPT_EVENTS);
       if (state.view === 'events') render();
+      // The sign-in ended in another tab: say so here, where it began.
+      if (event.type === 'connector.signed-in') host.say(`Signed in to ${String(event.key)}.`);
       scheduleRefresh();
     },
     (connected) => {

@@ -111,6 +111,9 @@ export function registerApiRoutes(
       request.body ?? {},
     ),
   );
+  api('POST', '/connectors/:key/authorize', (request, reply) =>
+    forward(reply, 'POST', `/v1/connectors/${param(request, 'key')}/authorize`),
+  );
   api('POST', '/connectors/:key/retry', (request, reply) =>
     forward(reply, 'POST', `/v1/connectors/${param(request, 'key')}/retry`),
   );

@@ -255,7 +255,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_OAUTH_NOT_REMOTE: {
     message:
-      'Connector "{key}" has no remote MCP server, so there is nothing to sign in to: set its credential with PUT /v1/connectors/{key}/credentials instead.',
+      'Connector "{key}" does not sign in to its server (it has no remote MCP server, or it takes an API key or a token set as its credential): set its credential with PUT /v1/connectors/{key}/credentials instead.',
     status: 400,
   },
   TUTTI_ERR_OAUTH_DISCOVERY_FAILED: {

@@ -4,3 +4,4 @@ export * from './connector-runtime.js';
 export * from './launch-upstream.js';
 export * from './tracked-client.js';
 export * from './types.js';
+export * from './sign-in-target.js';
