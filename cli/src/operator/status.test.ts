@@ -65,6 +65,35 @@ describe('the human form of tuttid status', () => {
     );
   });
 
+  it('says how to sign in to a connector that waits for a sign-in, and where each credential is kept', () => {
+    const text = renderStatus({
+      home: '/h',
+      pid: 1,
+      restoring: false,
+      connectors: [
+        {
+          key: 'linear',
+          version: '1.0.0',
+          credentialStore: 'keychain',
+          runtime: { state: 'needs-auth', mcp: 'needs-auth', advice: 'Sign in.', signIn: true },
+        },
+        {
+          key: 'keyed',
+          version: '1.0.0',
+          credentialStore: 'file',
+          runtime: { state: 'ready', mcp: 'ready', toolCount: 1 },
+        },
+      ],
+      sessions: [],
+    });
+    expect(text).toContain(
+      "sign in  its server wants a sign-in: the dashboard's Sign in button (tuttid dashboard), or POST /v1/connectors/linear/authorize",
+    );
+    expect(text).toContain('secrets  kept in the OS keychain');
+    expect(text).toContain('secrets  kept in a 0600 file of the tutti home');
+    expect(text).not.toMatch(/keyed[\s\S]*sign in/);
+  });
+
   it('says when nothing is installed, no session is open, or sessions are being restored', () => {
     const text = renderStatus({
       home: '/h',

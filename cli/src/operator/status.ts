@@ -14,6 +14,8 @@ export interface ConnectorEntry {
   readonly name?: string;
   readonly version?: string;
   readonly authReady?: boolean;
+  /** Where its credential (a key, a token, a sign-in's refresh token) is kept, when it has one. */
+  readonly credentialStore?: 'keychain' | 'file';
   readonly runtime: {
     readonly state: string;
     readonly toolCount?: number;
@@ -21,6 +23,7 @@ export interface ConnectorEntry {
     readonly restarts?: number;
     readonly lastError?: string;
     readonly advice?: string;
+    readonly signIn?: boolean;
     readonly stderr?: readonly string[];
     readonly mcp?: string;
     readonly cli?: string;
@@ -120,6 +123,20 @@ function connectorItem(connector: ConnectorEntry): Item {
   const details: string[] = [];
   const reason = runtime?.lastError ?? (state === 'ready' ? undefined : runtime?.advice);
   if (reason) details.push(...block('reason', [reason]));
+  if (runtime?.signIn) {
+    details.push(
+      ...block('sign in', [
+        `its server wants a sign-in: the dashboard's Sign in button (tuttid dashboard), or POST /v1/connectors/${connector.key}/authorize`,
+      ]),
+    );
+  }
+  if (connector.credentialStore) {
+    const where =
+      connector.credentialStore === 'keychain'
+        ? 'the OS keychain'
+        : 'a 0600 file of the tutti home';
+    details.push(...block('secrets', [`kept in ${where}`]));
+  }
   if (runtime?.pending) {
     const { version: next, reason: why } = runtime.pending;
     details.push(...block('pending', [`${next ?? 'a new release'}${why ? `: ${why}` : ''}`]));

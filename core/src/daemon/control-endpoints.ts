@@ -68,7 +68,7 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
           ...(status?.running && { running: status.running }),
           ...(status?.pending && { pending: status.pending }),
           authKind: connector.manifest.auth.kind,
-          authReady: await store.authReady(connector.key),
+          authReady: await runtime.authReady(connector.key),
           runtime: status ?? null,
         };
       }),
@@ -139,7 +139,7 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     const change = await store.setCredential(key, secret);
     const outcome = await reconcile(key);
     // What the runtime made of it: a refused key reads `failed` and why, not just authReady.
-    return { ...change, authReady: await store.authReady(key), runtime: outcome.status };
+    return { ...change, authReady: await runtime.authReady(key), runtime: outcome.status };
   });
 
   app.delete('/v1/connectors/:key/credentials', async (request) => {
@@ -147,7 +147,7 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
     const change = await store.clearCredential(key);
     const outcome = await reconcile(key);
-    return { ...change, authReady: await store.authReady(key), runtime: outcome.status };
+    return { ...change, authReady: await runtime.authReady(key), runtime: outcome.status };
   });
 
   app.get('/debug/registry', async () => ({

@@ -118,6 +118,11 @@ export interface ConnectorRuntime {
    * resolves with its status after the attempt.
    */
   signedIn(key: string): Promise<ConnectorStatus | undefined>;
+  /**
+   * True when `key` is installed and may start: it needs no credential, has one of its
+   * auth kind, or the grant of a sign-in stands for it.
+   */
+  authReady(key: string): Promise<boolean>;
   /** `key`'s sign-in was lost (`reason`, a fixed text): its tools go and it waits in `needs-auth`. */
   signInLost(key: string, reason: string): Promise<void>;
   /** Stops every upstream (the registry is left as it is: the daemon is going away). */
@@ -270,6 +275,13 @@ class Runtime implements ConnectorRuntime {
       if (result === 'unchanged' && entry.state !== 'ready') await connector.retry();
     });
     return this.#statusOf(connector, true);
+  }
+
+  async authReady(key: string): Promise<boolean> {
+    const { store } = this.#options;
+    const release = store.get(key);
+    if (!release) return false;
+    return (await credentialState(store, release, this.#options.oauth)) === 'ready';
   }
 
   async signInLost(key: string, reason: string): Promise<void> {
