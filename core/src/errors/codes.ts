@@ -235,7 +235,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_CREDENTIAL_STORE_UNAVAILABLE: {
     message:
-      'No OS keychain answers ({reason}) and tuttid was started with --credential-store keychain, so the credential of connector "{key}" was not stored: start a Secret Service (e.g. gnome-keyring) or Keychain, or start tuttid with --credential-store auto or file.',
+      'No OS keychain answers ({reason}) and the daemon was started with --credential-store keychain, so the credential of connector "{key}" was not stored: start a Secret Service (e.g. gnome-keyring) or Keychain, or start tuttid with --credential-store auto or file.',
     status: 503,
   },
   TUTTI_ERR_CREDENTIAL_KEYCHAIN_FAILED: {

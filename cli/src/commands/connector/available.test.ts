@@ -195,8 +195,8 @@ describe('ConnectorAvailable run in process', () => {
       'notion: Pages and databases',
       `  mcp starting: ${INTERFACE_ADVICE.starting}`,
       'keyed: Needs a key',
-      `  mcp needs-auth: ${INTERFACE_ADVICE['needs-auth'].replace('{key}', 'keyed')}`,
-      `  cli needs-auth: ${INTERFACE_ADVICE['needs-auth'].replace('{key}', 'keyed')}`,
+      `  mcp needs-auth: ${INTERFACE_ADVICE['needs-auth'].replaceAll('{key}', 'keyed')}`,
+      `  cli needs-auth: ${INTERFACE_ADVICE['needs-auth'].replaceAll('{key}', 'keyed')}`,
     ]);
     expect(output).toContain('PUT /v1/connectors/keyed/credentials');
   });
