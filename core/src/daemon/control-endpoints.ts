@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TuttiError } from '../errors/index.js';
+import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
 import type { ConnectorStore } from '../store/index.js';
@@ -21,6 +22,8 @@ export interface ControlContext {
   readonly registry: ConnectorMCPRegistry;
   readonly runtime: ConnectorRuntime;
   readonly metrics: Metrics;
+  /** The daemon as the OAuth client of remote connectors: an uninstall revokes their grants. */
+  readonly oauth?: Pick<OAuthClients, 'forget'>;
 }
 
 const installBody = z.object({
@@ -123,6 +126,8 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
   app.delete('/v1/connectors/:key', async (request) => {
     const key = keyParam(request.params);
     if (!store.get(key)) throw new TuttiError('TUTTI_ERR_CONTROL_UNKNOWN_CONNECTOR', { key });
+    // Its sign-in is revoked at the server (when it can be) before the store forgets it.
+    await ctx.oauth?.forget(key);
     const change = await store.uninstall(key);
     await reconcile(key);
     return change;
