@@ -141,11 +141,13 @@ export async function createKeychainVault(
       return (await deleteCredential(dir, key)) || item;
     },
     async held() {
-      const accounts = new Set(await items.accounts());
+      // Without the list (a keychain failing right after the probe) the records still tell.
+      const listed = await items.accounts().catch(() => undefined);
+      const accounts = new Set(listed);
       const held: HeldSlot[] = [];
       for (const entry of await files.held()) {
         // A version 2 record counts only while its item is there.
-        if (entry.store === 'keychain' && !accounts.has(`${entry.key}/secret`)) continue;
+        if (listed && entry.store === 'keychain' && !accounts.has(`${entry.key}/secret`)) continue;
         held.push(entry);
       }
       for (const account of accounts) {
