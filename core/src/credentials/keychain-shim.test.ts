@@ -14,6 +14,8 @@ import { cleanUp, CONNECTOR_FIXTURES as FIXTURES, SHIM_TARGET, tempDir } from '@
 import { type SecretService, startSecretService } from '@tutti/test-kit/secret-service';
 import { publishShim } from '../shims/publish-shim.js';
 import { SHIM_NO_CREDENTIAL_EXIT } from '../shims/shim-script.js';
+import { writeCredential } from '../store/credential-file.js';
+import { createSecret } from '../store/secret.js';
 import { openStore } from '../store/store.js';
 import { defaultSecretReader } from './select-vault.js';
 
@@ -90,5 +92,9 @@ describe('a CLI shim over the OS keychain store', () => {
     expect(refused.code).toBe(SHIM_NO_CREDENTIAL_EXIT);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain('connector "keyed" has no credential');
+
+    // A secret the migration had to leave in its file (a version 1 record) still reaches it.
+    await writeCredential(join(home, 'credentials'), 'keyed', 'api_key', createSecret('in-a-file'));
+    expect(JSON.parse((await runShim(path)).stdout).secret).toBe('in-a-file');
   });
 });
