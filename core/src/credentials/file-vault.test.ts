@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanUp, REPO_ROOT, tempDir } from '@tutti/test-kit';
 import { ensureCredentialsDir } from '../store/credential-file.js';
 import { createSecret } from '../store/secret.js';
+import { openStore } from '../store/store.js';
 import { createFileVault } from './file-vault.js';
 
 afterEach(cleanUp);
@@ -49,6 +50,13 @@ describe('the file store of secrets', () => {
     await files.setCredential('gh', 'oauth2', createSecret('s-2'));
     await files.set('gh', 'secret', createSecret('s-3'));
     expect(await files.credential('gh')).toMatchObject({ kind: 'oauth2', store: 'file' });
+    // Opening the store puts `.secret` files in line with records: never another slot's file.
+    await openStore(join(dir, '..'));
+    expect((await files.get('gh', 'refresh_token'))?.reveal()).toBe('r-1');
+    await files.delete('gh', 'secret');
+    await openStore(join(dir, '..'));
+    expect((await files.get('gh', 'client_secret'))?.reveal()).toBe('c-1');
+    await files.setCredential('gh', 'oauth2', createSecret('s-3'));
     await files.delete('gh', 'refresh_token');
     expect(await files.get('gh', 'refresh_token')).toBeUndefined();
     expect(await files.held()).toEqual([

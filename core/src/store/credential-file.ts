@@ -185,7 +185,9 @@ export async function deleteCredential(dir: string, key: string): Promise<boolea
 export async function alignSecretFiles(dir: string): Promise<void> {
   const names = new Set(await readdir(dir));
   for (const name of names) {
-    if (name.endsWith('.secret') && !names.has(`${name.slice(0, -7)}.json`)) {
+    // `<key>.secret` only: `<key>.<slot>.secret` (another slot's file) has no record of its own.
+    const key = name.endsWith('.secret') ? name.slice(0, -7) : undefined;
+    if (key && !key.includes('.') && !names.has(`${key}.json`)) {
       await rm(join(dir, name), { force: true });
     }
   }
