@@ -24,6 +24,17 @@ describe('tuttid arguments', () => {
     }
   });
 
+  it('takes --credential-store auto, keychain or file, auto by default, and refuses others', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs([], env).credentialStore).toBe('auto');
+    for (const mode of ['auto', 'keychain', 'file'] as const) {
+      expect(parseTuttidArgs(['--credential-store', mode], env).credentialStore).toBe(mode);
+    }
+    expect(() => parseTuttidArgs(['--credential-store', 'vault'], env)).toThrow(
+      '--credential-store takes auto, keychain or file',
+    );
+  });
+
   it('takes a release size cap in MiB and leaves the default otherwise', () => {
     const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     expect(parseTuttidArgs(['--max-release-mb', '1024'], env).maxReleaseMb).toBe(1024);

@@ -3,12 +3,13 @@
  * `[--json] [--no-demo] [--log-level L] [--log-file-size BYTES] [--log-file-count N]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
- * `[--permission-timeout MS] [--max-sessions N] [--park-after N] [--help]`: the usage
+ * `[--permission-timeout MS] [--max-sessions N] [--park-after N]`
+ * `[--credential-store auto|keychain|file] [--help]`: the usage
  * `--help` prints, the options and their parsing; a bad one is
  * TUTTI_ERR_DAEMON_BAD_ARGUMENT. The limits are described in docs/limits.md.
  */
 import { parseArgs } from 'node:util';
-import { TuttiError } from '@tutti/core';
+import { type CredentialStoreMode, TuttiError } from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
 import { DEFAULT_LOG_FILE_BYTES, DEFAULT_LOG_FILES } from './daemon-log/log-file.js';
 
@@ -50,6 +51,10 @@ Options:
   --park-after N              failed starts in a row after which a connector
                               stops retrying until told (default 5)
   --max-release-mb N          largest installed release, in MiB (default 256)
+  --credential-store STORE    where connector secrets are kept: keychain (the OS
+                              keychain), file (0600 files in <home>/credentials) or
+                              auto (the keychain when one answers, else files; the
+                              default); docs/credential-store.md
   -h, --help                  print this help and exit
 
 Once ready it writes <home>/run/daemon.json (control URL and token, mode 0600).
@@ -78,6 +83,7 @@ export const TUTTID_OPTIONS = {
   'max-sessions': { type: 'string' },
   'park-after': { type: 'string' },
   'max-release-mb': { type: 'string' },
+  'credential-store': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -111,6 +117,8 @@ export interface TuttidArgs {
   };
   /** Cap on the files of one installed release, in MiB (default: the store's, 256). */
   maxReleaseMb?: number;
+  /** `--credential-store`: where connector secrets are kept (default `auto`). */
+  credentialStore: CredentialStoreMode;
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -189,7 +197,21 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     ...(values['max-release-mb'] !== undefined && {
       maxReleaseMb: megabytesOf(values['max-release-mb'] as string),
     }),
+    credentialStore: credentialStoreOf(values['credential-store'] as string | undefined),
   };
+}
+
+const CREDENTIAL_STORES: readonly CredentialStoreMode[] = ['auto', 'keychain', 'file'];
+
+function credentialStoreOf(value: string | undefined): CredentialStoreMode {
+  if (value === undefined) return 'auto';
+  const mode = CREDENTIAL_STORES.find((store) => store === value);
+  if (!mode) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: '--credential-store takes auto, keychain or file',
+    });
+  }
+  return mode;
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];

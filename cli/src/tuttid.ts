@@ -202,6 +202,7 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
       ...(args.maxReleaseMb !== undefined && {
         releaseLimits: { maxBytes: args.maxReleaseMb * 1024 * 1024 },
       }),
+      credentialStore: args.credentialStore,
       repoRoot,
       nodeModules: [join(repoRoot, 'node_modules')],
     });

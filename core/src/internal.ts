@@ -32,6 +32,7 @@ export { DEFAULT_BODY_LIMIT } from './server/constants.js';
 // Upstreams, the store, manifests, shims, plugins and the runtime.
 export { openStdioUpstream } from './upstream/open-stdio.js';
 export { openStore } from './store/store.js';
+export { keychainItems } from './credentials/keychain-items.js';
 export { copyRelease } from './store/release-copy.js';
 export { HOME_FORMAT_VERSION } from './store/home-format/migrations.js';
 export {

@@ -29,6 +29,7 @@ import {
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
+import type { CredentialStoreMode } from '../credentials/select-vault.js';
 import { type ConnectorStore, migrateHome, openStore, type ReleaseLimits } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
@@ -86,6 +87,12 @@ export interface DaemonOptions {
   readonly permissionTimeoutMs?: number;
   /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
   readonly releaseLimits?: Partial<ReleaseLimits>;
+  /**
+   * Where connector secrets are kept (docs/credential-store.md). Default `file`, so a
+   * daemon started in-process (tests) never writes to the user's keychain; `tuttid`
+   * passes its `--credential-store` (default `auto`).
+   */
+  readonly credentialStore?: CredentialStoreMode;
 }
 
 /** A running daemon. */
@@ -171,6 +178,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           problem.message,
         ),
       ...(options.releaseLimits && { releaseLimits: options.releaseLimits }),
+      credentialStore: options.credentialStore ?? 'file',
+      logger,
     });
     if (fresh && store.installed().length === 0) {
       for (const dir of options.demoConnectors ?? []) await store.install(dir);

@@ -19,7 +19,10 @@ export interface ShimSync {
   state(key: string): 'published' | 'failed' | undefined;
 }
 
-/** Shims in `binDir`; a shim holds no secret, it reads the credential file at run time. */
+/**
+ * Shims in `binDir`; a shim holds no secret, it reads the credential at run time (its file,
+ * or the keychain through the store's reader: `store.credentialSource`).
+ */
 export function createShimSync(binDir: string, store: ConnectorStore): ShimSync {
   /** The shim published per key: its generation and the release it points at. */
   const published = new Map<string, { generation: number; digest: string }>();
@@ -38,7 +41,7 @@ export function createShimSync(binDir: string, store: ConnectorStore): ShimSync 
         generation: Math.max(connector.revision, current?.generation ?? 1),
         entrypoint: { command: cli.command, args: [...cli.args] },
         ...(auth.kind !== 'none' &&
-          auth.env && { credential: { env: auth.env, file: store.credentialFile(key) } }),
+          auth.env && { credential: { env: auth.env, ...store.credentialSource(key) } }),
       });
       published.set(key, { generation: shim.generation, digest: connector.digest });
       return;

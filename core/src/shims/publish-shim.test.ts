@@ -117,6 +117,41 @@ describe('publishShim', () => {
     expect(cmd).toContain(`set /p "DEMO_API_KEY=" < "${file}"`);
     expect(cmd).toContain('set "NoDefaultCurrentDirectoryInExePath=1"');
   });
+
+  it('runs the keychain reader with absolute quoted paths in place of a file, in sh and cmd', async () => {
+    const reader = {
+      command: '/opt/node 20/bin/node',
+      args: ["/opt/tutti's core/read-secret-cli.js", '/home/a %TEMP% b', 'demo'],
+    };
+    await publishShim({
+      binDir,
+      key: 'demo',
+      generation: 1,
+      entrypoint: entrypoint('x'),
+      windows: true,
+      credential: { env: 'DEMO_API_KEY', ...reader },
+    });
+    const sh = await readFile(join(binDir, 'tutti-connector-demo'), 'utf8');
+    const cmd = await readFile(join(binDir, 'tutti-connector-demo.cmd'), 'utf8');
+    const quoted = [reader.command, ...reader.args].map(shQuote).join(' ');
+    expect(sh).toContain(`if ! DEMO_API_KEY=$(${quoted}); then exit 78; fi`);
+    expect(sh).not.toContain('read -r');
+    // Relative PATH entries are still dropped before anything runs.
+    expect(sh.indexOf('PATH=$tutti_path')).toBeLessThan(sh.indexOf('DEMO_API_KEY=$('));
+    expect(cmd).toContain(
+      'for /f "usebackq delims=" %%L in (`""/opt/node 20/bin/node" "/opt/tutti\'s core/read-secret-cli.js" "/home/a %%TEMP%% b" "demo""`) do set "DEMO_API_KEY=%%L"',
+    );
+    expect(cmd).toContain('if not defined DEMO_API_KEY (');
+    const refused = await publishShim({
+      binDir,
+      key: 'demo',
+      generation: 2,
+      entrypoint: entrypoint('x'),
+      windows: true,
+      credential: { env: 'DEMO_API_KEY', command: '/bin/node', args: ['a\nb'] },
+    }).catch((error: unknown) => error);
+    expect(isTuttiError(refused) && refused.code).toBe('TUTTI_ERR_SHIM_INVALID_INPUT');
+  });
 });
 
 describe('removeShim', () => {

@@ -3,10 +3,12 @@
  * CLI entrypoint (so argv, stdio, signals and the exit code pass unchanged) and its
  * Windows `.cmd` twin. Both carry the route generation on a marker line.
  *
- * A shim holds no secret. A connector that takes a credential gets it when the shim runs,
- * read from the store's 0600 secret file, which is deleted with the credential: once a
- * connector is uninstalled or its credential cleared, its shim (if still there) finds
- * nothing and refuses to run, and a changed credential reaches the next run at once.
+ * A shim holds no secret. A connector that takes a credential gets it when the shim runs:
+ * read from the store's 0600 secret file (file store), or printed by a reader program run
+ * with absolute paths (OS keychain store, docs/credential-store.md). Either is gone with
+ * the credential: once a connector is uninstalled or its credential cleared, its shim (if
+ * still there) finds nothing and refuses to run (exit 78), and a changed credential
+ * reaches the next run at once.
  * Relative PATH entries are dropped before the `exec`, so a bare command name is never
  * found in the agent's working folder.
  */
@@ -20,13 +22,15 @@ export interface ShimEntrypoint {
   args: readonly string[];
 }
 
-/** Where a shim finds the connector's credential when it runs. */
-export interface ShimCredential {
-  /** Environment variable that carries it to the CLI. */
-  env: string;
-  /** Absolute path of the file holding the bare secret on its first line. */
-  file: string;
-}
+/**
+ * Where a shim finds the connector's credential when it runs: `env` is the environment
+ * variable that carries it to the CLI; `file` the absolute path of the file holding the
+ * bare secret on its first line, or `command` + `args` (absolute) a program that prints
+ * it to stdout and exits 0, or prints why not to stderr and exits non-zero.
+ */
+export type ShimCredential =
+  | { env: string; file: string }
+  | { env: string; command: string; args: readonly string[] };
 
 /** What a shim script is made of. */
 export interface ShimScriptInput {
@@ -64,13 +68,20 @@ function checkInput(input: ShimScriptInput, forbidden: RegExp, what: string): vo
     if (!ENV_NAME.test(credential.env)) {
       throw invalidShimInput(key, 'the credential environment name is not valid');
     }
-    if (forbidden.test(credential.file)) {
-      throw invalidShimInput(key, `the credential file path contains ${what}`);
+    if ('file' in credential) {
+      if (forbidden.test(credential.file)) {
+        throw invalidShimInput(key, `the credential file path contains ${what}`);
+      }
+    } else if ([credential.command, ...credential.args].some((part) => forbidden.test(part))) {
+      throw invalidShimInput(key, `the credential reader contains ${what}`);
+    } else if (credential.command === '') {
+      throw invalidShimInput(key, 'the credential reader command is empty');
     }
   }
 }
 
-function noCredentialMessage(key: string): string {
+/** What a shim (or its keychain reader) prints when connector `key` has no credential. */
+export function noCredentialMessage(key: string): string {
   return (
     `tutti-connector-${key}: connector "${key}" has no credential (it was cleared or the ` +
     'connector uninstalled): set its credential again with tutti, then retry.'
@@ -101,9 +112,20 @@ export function renderShScript(input: ShimScriptInput): string {
     'set +f',
   ];
   const { credential } = input;
-  if (credential) {
+  if (credential && 'file' in credential) {
     lines.push(
       `if ! IFS= read -r ${credential.env} < ${shQuote(credential.file)} 2>/dev/null || [ -z "$${credential.env}" ]; then`,
+      `  printf '%s\\n' ${shQuote(noCredentialMessage(input.key))} >&2`,
+      `  exit ${SHIM_NO_CREDENTIAL_EXIT}`,
+      'fi',
+      `export ${credential.env}`,
+    );
+  } else if (credential) {
+    // The reader says why on stderr when it has nothing (it exits 78 then).
+    const reader = [credential.command, ...credential.args].map(shQuote).join(' ');
+    lines.push(
+      `if ! ${credential.env}=$(${reader}); then exit ${SHIM_NO_CREDENTIAL_EXIT}; fi`,
+      `if [ -z "$${credential.env}" ]; then`,
       `  printf '%s\\n' ${shQuote(noCredentialMessage(input.key))} >&2`,
       `  exit ${SHIM_NO_CREDENTIAL_EXIT}`,
       'fi',
@@ -129,10 +151,18 @@ export function renderCmdScript(input: ShimScriptInput): string {
   ];
   const { credential } = input;
   if (credential) {
-    const file = credential.file.replace(/%/g, '%%');
+    lines.push(`set "${credential.env}="`);
+    if ('file' in credential) {
+      const file = credential.file.replace(/%/g, '%%');
+      lines.push(`if exist "${file}" set /p "${credential.env}=" < "${file}"`);
+    } else {
+      // cmd /c drops the first and last quote of a line that starts with one: wrap it once more.
+      const reader = [credential.command, ...credential.args].map(cmdQuote).join(' ');
+      lines.push(
+        `for /f "usebackq delims=" %%L in (\`"${reader}"\`) do set "${credential.env}=%%L"`,
+      );
+    }
     lines.push(
-      `set "${credential.env}="`,
-      `if exist "${file}" set /p "${credential.env}=" < "${file}"`,
       `if not defined ${credential.env} (`,
       `  echo ${noCredentialMessage(input.key).replace(/[&|<>^%()]/g, (c) => `^${c}`)} 1>&2`,
       `  exit /b ${SHIM_NO_CREDENTIAL_EXIT}`,

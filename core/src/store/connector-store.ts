@@ -12,13 +12,9 @@ import { join, resolve } from 'node:path';
 import { TuttiError } from '../errors/index.js';
 import { CONNECTOR_KEY_PATTERN, type ConnectorManifest, readManifest } from '../manifest/index.js';
 import { fsyncDir } from './atomic-write.js';
-import {
-  checkSecret,
-  deleteCredential,
-  readCredential,
-  secretPath,
-  writeCredential,
-} from './credential-file.js';
+import type { CredentialStoreKind, SecretSlot, SecretVault } from '../credentials/secret-vault.js';
+import type { HeldSlot, ShimSource, StoreVault } from '../credentials/store-vault.js';
+import { checkSecret, secretPath } from './credential-file.js';
 import type { GoodReleaseRecord } from './good-releases.js';
 import { writeGuardedJson } from './guarded-json-file.js';
 import { installedView, readInstalledView } from './installed-view.js';
@@ -67,12 +63,63 @@ export interface OpenedState {
   readonly views: Map<string, InstalledConnector>;
   readonly good: GoodReleaseRecord;
   readonly problems: readonly TuttiError[];
+  /** The store of its secrets, and what it held when the store opened. */
+  readonly vault: StoreVault;
+  readonly held: readonly HeldSlot[];
+}
+
+/** Which store holds each slot of each key, kept up to date by every change through the store. */
+class HeldSlots {
+  readonly #slots = new Map<string, Map<SecretSlot, CredentialStoreKind>>();
+
+  constructor(held: readonly HeldSlot[]) {
+    for (const { key, slot, store } of held) this.set(key, slot, store);
+  }
+
+  set(key: string, slot: SecretSlot, store: CredentialStoreKind): void {
+    const slots = this.#slots.get(key) ?? new Map<SecretSlot, CredentialStoreKind>();
+    this.#slots.set(key, slots.set(slot, store));
+  }
+
+  delete(key: string, slot?: SecretSlot): void {
+    if (slot === undefined) this.#slots.delete(key);
+    else this.#slots.get(key)?.delete(slot);
+  }
+
+  storeOf(key: string): CredentialStoreKind | undefined {
+    const slots = this.#slots.get(key);
+    if (!slots || slots.size === 0) return undefined;
+    return slots.get('secret') ?? [...slots.values()][0];
+  }
+}
+
+/** `vault` as the store hands it out: each change also updates `held`. */
+function trackedVault(vault: StoreVault, held: HeldSlots): SecretVault {
+  return {
+    kind: vault.kind,
+    get: (key, slot) => vault.get(key, slot),
+    async set(key, slot, value) {
+      await vault.set(key, slot, value);
+      held.set(key, slot, vault.kind);
+    },
+    async delete(key, slot) {
+      await vault.delete(key, slot);
+      held.delete(key, slot);
+    },
+    async deleteAll(key) {
+      await vault.deleteAll(key);
+      held.delete(key);
+    },
+  };
 }
 
 /** The store over one opened home; see the module doc. */
 class Store implements ConnectorStore {
   readonly home: string;
   readonly problems: readonly TuttiError[];
+  readonly secrets: SecretVault;
+  readonly #vault: StoreVault;
+  readonly #held: HeldSlots;
   readonly #folders: StoreFolders;
   readonly #options: StoreOptions;
   #state: StoreState;
@@ -86,6 +133,9 @@ class Store implements ConnectorStore {
   constructor(folders: StoreFolders, opened: OpenedState, options: StoreOptions) {
     this.home = folders.root;
     this.problems = opened.problems;
+    this.#vault = opened.vault;
+    this.#held = new HeldSlots(opened.held);
+    this.secrets = trackedVault(opened.vault, this.#held);
     this.#folders = folders;
     this.#options = options;
     this.#state = opened.state;
@@ -154,7 +204,7 @@ class Store implements ConnectorStore {
       }
       // The secret goes first: a crash in between must not leave it behind for a later install.
       this.#mayChange();
-      await deleteCredential(this.#folders.credentialsDir, key);
+      await this.secrets.deleteAll(key);
       const next = withoutInstalled(this.#state, key);
       await this.#commit(next);
       await this.#good.forget(key, this.#operation.getStore());
@@ -179,13 +229,18 @@ class Store implements ConnectorStore {
       const auth = view.manifest.auth;
       if (auth.kind === 'none') throw new TuttiError('TUTTI_ERR_STORE_NO_CREDENTIAL', { key });
       checkSecret(key, wrapped);
-      const { credentialsDir } = this.#folders;
-      const existing = await readCredential(credentialsDir, key).catch(() => undefined);
-      if (existing && existing.kind === auth.kind && existing.secret.equals(wrapped)) {
+      const existing = await this.#vault.credential(key).catch(() => undefined);
+      if (
+        existing &&
+        existing.kind === auth.kind &&
+        existing.store === this.#vault.kind &&
+        existing.secret.equals(wrapped)
+      ) {
         return { key, revision: view.revision, changed: false };
       }
       this.#mayChange();
-      await writeCredential(credentialsDir, key, auth.kind, wrapped);
+      await this.#vault.setCredential(key, auth.kind, wrapped);
+      this.#held.set(key, 'secret', this.#vault.kind);
       return { key, revision: await this.#takeRevision(key), changed: true };
     });
   }
@@ -194,7 +249,9 @@ class Store implements ConnectorStore {
     return this.#queued(async () => {
       checkKey(key);
       this.#mayChange();
-      if (!(await deleteCredential(this.#folders.credentialsDir, key))) {
+      const existed = await this.#vault.clearCredential(key);
+      this.#held.delete(key, 'secret');
+      if (!existed) {
         return { key, revision: this.#state.revisions[key] ?? 0, changed: false };
       }
       return { key, revision: await this.#takeRevision(key), changed: true };
@@ -203,12 +260,25 @@ class Store implements ConnectorStore {
 
   async credential(key: string) {
     checkKey(key);
-    return readCredential(this.#folders.credentialsDir, key);
+    const stored = await this.#vault.credential(key);
+    if (!stored) return undefined;
+    const { kind, secret, updatedAt } = stored;
+    return { kind, secret, updatedAt };
   }
 
   credentialFile(key: string): string {
     checkKey(key);
     return secretPath(this.#folders.credentialsDir, key);
+  }
+
+  credentialSource(key: string): ShimSource {
+    checkKey(key);
+    return this.#vault.shimSource(key);
+  }
+
+  credentialStore(key: string): CredentialStoreKind | undefined {
+    checkKey(key);
+    return this.#held.storeOf(key);
   }
 
   async authReady(key: string): Promise<boolean> {
@@ -217,7 +287,7 @@ class Store implements ConnectorStore {
     if (!view) return false;
     const auth = view.manifest.auth;
     if (auth.kind === 'none') return true;
-    const stored = await readCredential(this.#folders.credentialsDir, key).catch(() => undefined);
+    const stored = await this.#vault.credential(key).catch(() => undefined);
     return stored?.kind === auth.kind;
   }
 

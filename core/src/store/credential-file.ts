@@ -1,11 +1,13 @@
 /**
  * One connector's credential on disk: `<home>/credentials/<key>.json`, mode 0600, in a
- * folder of mode 0700, and beside it `<key>.secret` (0600) holding the bare secret on one
- * line, which the connector's CLI shim reads each time it runs (so the shim itself never
- * holds the secret). The `.json` file is the record; the `.secret` file exists only while
- * it does: written before it, deleted before it, and put back in line by
- * {@link alignSecretFiles} when the store opens. Errors never carry the secret (nor a
- * parser message, which could quote it).
+ * folder of mode 0700. In the file store (record version 1) it holds the secret, and
+ * beside it `<key>.secret` (0600) holds the bare secret on one line, which the connector's
+ * CLI shim reads each time it runs (so the shim itself never holds the secret). The
+ * `.json` file is the record; the `.secret` file exists only while it does: written
+ * before it, deleted before it, and put back in line by {@link alignSecretFiles} when the
+ * store opens. In the OS keychain store (record version 2) the record keeps only the
+ * kind and time, and no `.secret` file exists (docs/credential-store.md). Errors never
+ * carry the secret (nor a parser message, which could quote it).
  */
 import { access, chmod, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,6 +35,25 @@ const fileSchema = z
     updatedAt: z.string(),
   })
   .strict();
+
+/** Version 2: the record of a credential whose secret is in the OS keychain. */
+const keychainSchema = z
+  .object({
+    version: z.literal(2),
+    kind: z.enum(['api_key', 'oauth2']),
+    store: z.literal('keychain'),
+    updatedAt: z.string(),
+  })
+  .strict();
+
+/** A credential's record: with its secret (file store) or without (keychain store). */
+export type CredentialRecord =
+  | (Credential & { readonly store: 'file' })
+  | {
+      readonly kind: CredentialKind;
+      readonly updatedAt: string;
+      readonly store: 'keychain';
+    };
 
 /**
  * Refuses a secret the `.secret` file cannot hold on its one line (an empty one too):
@@ -67,8 +88,8 @@ export function secretPath(dir: string, key: string): string {
   return join(dir, `${key}.secret`);
 }
 
-/** Reads `key`'s credential; undefined when none is stored. */
-export async function readCredential(dir: string, key: string): Promise<Credential | undefined> {
+/** Reads `key`'s credential record (either version); undefined when none is stored. */
+export async function readRecord(dir: string, key: string): Promise<CredentialRecord | undefined> {
   let text: string;
   try {
     text = await readFile(credentialPath(dir, key), 'utf8');
@@ -86,15 +107,45 @@ export async function readCredential(dir: string, key: string): Promise<Credenti
   } catch {
     throw new TuttiError('TUTTI_ERR_STORE_CREDENTIAL_CORRUPT', { key, reason: 'not valid JSON' });
   }
-  const parsed = fileSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new TuttiError('TUTTI_ERR_STORE_CREDENTIAL_CORRUPT', {
-      key,
-      reason: 'unexpected content',
-    });
+  const inFile = fileSchema.safeParse(json);
+  if (inFile.success) {
+    const { kind, secret, updatedAt } = inFile.data;
+    return { kind, secret: createSecret(secret), updatedAt, store: 'file' };
   }
-  const { kind, secret, updatedAt } = parsed.data;
-  return { kind, secret: createSecret(secret), updatedAt };
+  const inKeychain = keychainSchema.safeParse(json);
+  if (inKeychain.success) {
+    const { kind, updatedAt } = inKeychain.data;
+    return { kind, updatedAt, store: 'keychain' };
+  }
+  throw new TuttiError('TUTTI_ERR_STORE_CREDENTIAL_CORRUPT', {
+    key,
+    reason: 'unexpected content',
+  });
+}
+
+/**
+ * Reads `key`'s credential from its file; undefined when none is stored there (none at
+ * all, or a record whose secret is in the OS keychain).
+ */
+export async function readCredential(dir: string, key: string): Promise<Credential | undefined> {
+  const record = await readRecord(dir, key);
+  if (record?.store !== 'file') return undefined;
+  const { kind, secret, updatedAt } = record;
+  return { kind, secret, updatedAt };
+}
+
+/**
+ * Writes `key`'s version 2 record (0600): its secret is in the OS keychain, so the record
+ * keeps only the kind and time. The `.secret` file must be gone first (see the migration).
+ */
+export async function writeKeychainRecord(
+  dir: string,
+  key: string,
+  kind: CredentialKind,
+  updatedAt = new Date().toISOString(),
+): Promise<void> {
+  const body = { version: 2, kind, store: 'keychain', updatedAt };
+  await writeFileAtomic(credentialPath(dir, key), `${JSON.stringify(body)}\n`, { mode: 0o600 });
 }
 
 /** Writes `key`'s credential atomically with mode 0600. */
@@ -126,13 +177,17 @@ export async function deleteCredential(dir: string, key: string): Promise<boolea
 
 /**
  * Makes the `.secret` files match the `.json` records: deletes a secret file left without
- * its record (a write or delete cut short) and writes the one a record lacks (a home from
- * before secret files, or a delete cut short before the record went).
+ * its record (a write or delete cut short) and writes the one a version 1 record lacks (a
+ * home from before secret files, or a delete cut short before the record went). A record
+ * whose secret is in the OS keychain keeps no `.secret` file: one left beside it is
+ * handled by the keychain migration, which checks the keychain holds it first.
  */
 export async function alignSecretFiles(dir: string): Promise<void> {
   const names = new Set(await readdir(dir));
   for (const name of names) {
-    if (name.endsWith('.secret') && !names.has(`${name.slice(0, -7)}.json`)) {
+    // `<key>.secret` only: `<key>.<slot>.secret` (another slot's file) has no record of its own.
+    const key = name.endsWith('.secret') ? name.slice(0, -7) : undefined;
+    if (key && !key.includes('.') && !names.has(`${key}.json`)) {
       await rm(join(dir, name), { force: true });
     }
   }

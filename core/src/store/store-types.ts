@@ -1,4 +1,8 @@
 /** Public shapes of the connector store: what the reconciler, CLI and providers rely on. */
+import type { CredentialStoreKind, SecretVault } from '../credentials/secret-vault.js';
+import type { CredentialStoreMode, VaultLogger } from '../credentials/select-vault.js';
+import type { SecretReader } from '../credentials/keychain-vault.js';
+import type { ShimSource } from '../credentials/store-vault.js';
 import type { TuttiError } from '../errors/index.js';
 import type { ConnectorManifest, ResolvedRelease } from '../manifest/index.js';
 import type { Credential } from './credential-file.js';
@@ -51,6 +55,15 @@ export interface StoreOptions {
   readonly installTimeoutMs?: number;
   /** Longest one store change may hold the store, in ms (default 30 s). */
   readonly operationTimeoutMs?: number;
+  /**
+   * Where secrets are kept (docs/credential-store.md): `file` (default) 0600 files under
+   * `<home>/credentials/`, `keychain` the OS keychain, `auto` the keychain when one answers.
+   */
+  readonly credentialStore?: CredentialStoreMode;
+  /** Told which store was chosen, of a fallback and of the keychain migration. */
+  readonly logger?: VaultLogger;
+  /** The program a keychain-mode CLI shim runs to read its credential (default: the built one). */
+  readonly secretReader?: SecretReader;
 }
 
 /** The connector store under one tutti home. Writes are serialized within the process. */
@@ -59,6 +72,11 @@ export interface ConnectorStore {
   readonly home: string;
   /** Problems recovered from while opening (restored state, unreadable releases). */
   readonly problems: readonly TuttiError[];
+  /**
+   * The store of every connector secret (the credential API's `secret`, an OAuth grant's
+   * `refresh_token`, an OAuth client's `client_secret`): the OS keychain or 0600 files.
+   */
+  readonly secrets: SecretVault;
   /**
    * Copies the release folder into the store and installs it under its manifest key.
    * Same content as installed: no change, recognised in place without a copy. New
@@ -71,7 +89,7 @@ export interface ConnectorStore {
   installed(): readonly InstalledConnector[];
   /** The installed connector `key`, or undefined. */
   get(key: string): InstalledConnector | undefined;
-  /** Stores `key`'s credential (0600); a different value takes a new revision. */
+  /** Stores `key`'s credential (see {@link secrets}); a different value takes a new revision. */
   setCredential(key: string, secret: string | Secret): Promise<RevisionChange>;
   /** Deletes `key`'s credential; when one existed, takes a new revision. */
   clearCredential(key: string): Promise<RevisionChange>;
@@ -82,6 +100,16 @@ export interface ConnectorStore {
    * stored (deleted with it); CLI shims read it when they run.
    */
   credentialFile(key: string): string;
+  /**
+   * How `key`'s CLI shim gets its credential when it runs: the 0600 file of
+   * {@link credentialFile} (file store), or the stdout of a reader program (keychain).
+   */
+  credentialSource(key: string): ShimSource;
+  /**
+   * Which store holds `key`'s credential (its `secret`, else another slot); undefined
+   * when none is stored.
+   */
+  credentialStore(key: string): CredentialStoreKind | undefined;
   /** True when `key` is installed and needs no credential or has one of its auth kind. */
   authReady(key: string): Promise<boolean>;
   /** Takes and persists a new revision for `key` (e.g. to restart a crashed upstream). */

@@ -3,12 +3,16 @@
  * `releases/<digest>/` content-addressed releases (the same content installed again is
  * recognised in place, without a copy), `state/installed.json` (+ `.last-good`)
  * with the installed digest and last revision per key, `state/good-releases.json` (the
- * releases of each key that ran, kept for a rollback), `credentials/<key>.json` (0600).
- * Opening it clears what an interrupted run left and reads its state; what the opened
- * store does is in `connector-store.ts`.
+ * releases of each key that ran, kept for a rollback), `credentials/<key>.json` (0600)
+ * and the secrets, in the OS keychain or 0600 files beside it (`credentials/`,
+ * docs/credential-store.md). Opening it clears what an interrupted run left, chooses the
+ * secrets' store (moving file secrets into the keychain when that is the one) and reads
+ * its state; what the opened store does is in `connector-store.ts`.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { migrateToKeychain } from '../credentials/migrate-to-keychain.js';
+import { openSecretVault } from '../credentials/select-vault.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { readManifest } from '../manifest/index.js';
 import { isProcessAlive, removeStrayTempFiles } from './atomic-write.js';
@@ -45,6 +49,22 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   await ensureCredentialsDir(credentialsDir);
   await removeStrayTempFiles(stateDir);
   await removeStrayTempFiles(credentialsDir);
+  const { vault, items } = await openSecretVault({
+    home: root,
+    credentialsDir,
+    mode: options.credentialStore ?? 'file',
+    ...(options.logger && { logger: options.logger }),
+    ...(options.secretReader && { reader: options.secretReader }),
+  });
+  if (items) {
+    const report = await migrateToKeychain(items, credentialsDir);
+    if (report.moved.length > 0) {
+      options.logger?.info({ moved: report.moved }, 'moved file secrets into the OS keychain');
+    }
+    for (const { secret, reason } of report.failed) {
+      options.logger?.warn({ secret, reason }, `kept a secret in its file: ${reason}`);
+    }
+  }
   await alignSecretFiles(credentialsDir);
   for (const name of await readdir(releasesDir)) {
     const match = STAGING.exec(name);
@@ -81,5 +101,6 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
 
   // The releases that ran, for the GC and a rollback.
   const good = await openGoodReleases(folders.goodFile, (key) => key in state.connectors, report);
-  return createStore(folders, { state, views, good, problems }, options);
+  const held = await vault.held();
+  return createStore(folders, { state, views, good, problems, vault, held }, options);
 }

@@ -159,6 +159,10 @@ export function launchTuttid(
       '--home',
       home,
       ...(json ? ['--json'] : []),
+      // Never the user's own keychain unless a test asks for one (docs/credential-store.md).
+      ...(args.some((arg) => arg.startsWith('--credential-store'))
+        ? []
+        : ['--credential-store', 'file']),
       ...args,
     ],
     { cwd: ROOT, env: { ...process.env, TUTTI_HOME: '' }, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,0 +1,113 @@
+/**
+ * A real `tuttid --credential-store keychain` over a private Secret Service (the kit's
+ * bus and gnome-keyring): a credential set through the control API lives in the keychain
+ * and in no file under the home, reaches the connector's CLI through its shim, survives
+ * a daemon restart, and is gone from the keychain with the uninstall.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cleanUp, CONNECTOR_FIXTURES, tempDir } from '@tutti/test-kit';
+import { type SecretService, startSecretService } from '@tutti/test-kit/secret-service';
+import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
+import { isRunning } from '@tutti/test-kit/proc-tree';
+
+const SECRET = 'sk-daemon-keychain-0c4a9e1f';
+let service: SecretService;
+let serviceDir: string;
+const savedBus = process.env.DBUS_SESSION_BUS_ADDRESS;
+
+beforeAll(async () => {
+  serviceDir = await mkdtemp(join(tmpdir(), 'tutti-secret-service-'));
+  service = await startSecretService(serviceDir);
+  // Inherited by every tuttid this file starts (and by this process's own keyring calls).
+  process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
+});
+
+afterAll(async () => {
+  await stopAll();
+  if (savedBus === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
+  else process.env.DBUS_SESSION_BUS_ADDRESS = savedBus;
+  const pids = service?.pids ?? [];
+  await service?.stop();
+  expect(pids.filter(isRunning)).toEqual([]);
+  await rm(serviceDir, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await stopAll();
+  await cleanUp();
+});
+
+async function filesHolding(dir: string, text: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if ((await readFile(path)).includes(text)) found.push(path);
+  }
+  return found;
+}
+
+function runShim(path: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(path, ['from-agent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+async function shimPublished(path: string): Promise<void> {
+  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+async function keychainDaemon(home: string): Promise<TuttidProcess> {
+  return startTuttid(home, ['--no-demo', '--credential-store', 'keychain']);
+}
+
+describe('tuttid --credential-store keychain', () => {
+  it('keeps a credential only in the keychain, through a restart, and forgets it on uninstall', async () => {
+    const home = await tempDir('tuttid-keychain-');
+    const shim = join(home, 'bin', 'tutti-connector-keyed');
+    const first = await keychainDaemon(home);
+    const installed = await first.control('POST', '/v1/connectors/install', {
+      path: join(CONNECTOR_FIXTURES, 'keyed'),
+    });
+    expect(installed.status).toBe(200);
+    const set = await first.control('PUT', '/v1/connectors/keyed/credentials', { secret: SECRET });
+    expect(set.body.authReady).toBe(true);
+    await shimPublished(shim);
+    const ran = await runShim(shim);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(ran.stdout)).toEqual({
+      keyPresent: true,
+      argv: ['--from-tutti', 'from-agent'],
+    });
+    expect(await filesHolding(home, SECRET)).toEqual([]);
+
+    first.child.kill('SIGTERM');
+    await first.exited;
+    const second = await keychainDaemon(home);
+    const { body } = await second.control('GET', '/v1/connectors');
+    const keyed = (body.connectors as { key: string; authReady: boolean }[]).find(
+      (c) => c.key === 'keyed',
+    );
+    expect(keyed?.authReady).toBe(true);
+    await shimPublished(shim);
+    expect((await runShim(shim)).code).toBe(0);
+
+    const removed = await second.control('DELETE', '/v1/connectors/keyed');
+    expect(removed.status).toBe(200);
+    const { keychainItems } = await import('@tutti/core/internal');
+    expect(await (await keychainItems(home)).accounts()).toEqual([]);
+    expect(await readdir(join(home, 'credentials'))).toEqual([]);
+    expect(second.stdout() + second.stderr() + first.stdout() + first.stderr()).not.toContain(
+      SECRET,
+    );
+    expect(await filesHolding(home, SECRET)).toEqual([]);
+  });
+});
