@@ -11,7 +11,7 @@ import { TuttiError } from '../errors/index.js';
 import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
-import type { ConnectorStore } from '../store/index.js';
+import { type ConnectorStore, checkSecret, createSecret } from '../store/index.js';
 import { absolutePath } from './body-fields.js';
 import { parseBody } from './control-app.js';
 import type { Metrics } from './metrics.js';
@@ -34,7 +34,11 @@ const installBody = z.object({
 
 /** Longest an install answer waits for the connector's start unless asked to wait. */
 const INSTALL_ANSWER_MS = 2_000;
-const credentialBody = z.object({ secret: z.string().min(1).max(16_384) }).strict();
+const credentialBody = z.union([
+  z.object({ secret: z.string().min(1).max(16_384) }).strict(),
+  /** The secret of the OAuth client a manifest names (`auth.clientId`), kept for its sign-ins. */
+  z.object({ clientSecret: z.string().min(1).max(16_384) }).strict(),
+]);
 function keyParam(params: unknown): string {
   return (params as { key: string }).key;
 }
@@ -50,6 +54,12 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Where `key`'s secrets are kept, when it has any (a key, a token, a sign-in's grant). */
+function credentialStoreOf(store: ConnectorStore, key: string) {
+  const where = store.credentialStore(key);
+  return where ? { credentialStore: where } : {};
 }
 
 /** Adds every endpoint to `app`. */
@@ -72,6 +82,7 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
           ...(status?.pending && { pending: status.pending }),
           authKind: connector.manifest.auth.kind,
           authReady: await runtime.authReady(connector.key),
+          ...credentialStoreOf(store, connector.key),
           runtime: status ?? null,
         };
       }),
@@ -140,8 +151,27 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     if (connector.manifest.auth.kind === 'none') {
       throw new TuttiError('TUTTI_ERR_CONTROL_NO_CREDENTIAL_NEEDED', { key });
     }
-    const { secret } = parseBody(credentialBody, request.body);
-    const change = await store.setCredential(key, secret);
+    const body = parseBody(credentialBody, request.body);
+    if ('clientSecret' in body) {
+      const auth = connector.manifest.auth;
+      if (auth.kind !== 'oauth2' || !auth.clientId) {
+        throw new TuttiError('TUTTI_ERR_CONTROL_BAD_REQUEST', {
+          field: 'clientSecret',
+          problem: `connector "${key}" names no OAuth client (auth.clientId) in its manifest`,
+        });
+      }
+      checkSecret(key, createSecret(body.clientSecret));
+      await store.secrets.set(key, 'client_secret', createSecret(body.clientSecret));
+      // Used by its next sign-in; nothing that runs changes.
+      return {
+        key,
+        revision: connector.revision,
+        changed: true,
+        authReady: await runtime.authReady(key),
+        runtime: runtime.status().find((status) => status.key === key) ?? null,
+      };
+    }
+    const change = await store.setCredential(key, body.secret);
     const outcome = await reconcile(key);
     // What the runtime made of it: a refused key reads `failed` and why, not just authReady.
     return { ...change, authReady: await runtime.authReady(key), runtime: outcome.status };
