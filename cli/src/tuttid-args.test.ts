@@ -35,6 +35,19 @@ describe('tuttid arguments', () => {
     );
   });
 
+  it('takes an https client metadata URL with a path, and refuses any other', () => {
+    const url = 'https://example.com/tutti/client.json';
+    expect(parseTuttidArgs(['--oauth-client-metadata-url', url], env).oauthClientMetadataUrl).toBe(
+      url,
+    );
+    expect(parseTuttidArgs([], env).oauthClientMetadataUrl).toBeUndefined();
+    for (const bad of ['http://example.com/c.json', 'https://example.com/', 'not a url']) {
+      expect(() => parseTuttidArgs(['--oauth-client-metadata-url', bad], env)).toThrow(
+        '--oauth-client-metadata-url takes an https URL with a path',
+      );
+    }
+  });
+
   it('takes a release size cap in MiB and leaves the default otherwise', () => {
     const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     expect(parseTuttidArgs(['--max-release-mb', '1024'], env).maxReleaseMb).toBe(1024);

@@ -4,7 +4,7 @@
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
  * `[--permission-timeout MS] [--max-sessions N] [--park-after N]`
- * `[--credential-store auto|keychain|file] [--help]`: the usage
+ * `[--credential-store auto|keychain|file] [--oauth-client-metadata-url URL] [--help]`: the usage
  * `--help` prints, the options and their parsing; a bad one is
  * TUTTI_ERR_DAEMON_BAD_ARGUMENT. The limits are described in docs/limits.md.
  */
@@ -55,6 +55,11 @@ Options:
                               keychain), file (0600 files in <home>/credentials) or
                               auto (the keychain when one answers, else files; the
                               default); docs/credential-store.md
+  --oauth-client-metadata-url URL
+                              an https URL you publish with this daemon's OAuth
+                              client metadata, offered to authorization servers
+                              that take client ID metadata documents instead of
+                              registering; docs/remote-connectors.md
   -h, --help                  print this help and exit
 
 Once ready it writes <home>/run/daemon.json (control URL and token, mode 0600).
@@ -84,6 +89,7 @@ export const TUTTID_OPTIONS = {
   'park-after': { type: 'string' },
   'max-release-mb': { type: 'string' },
   'credential-store': { type: 'string' },
+  'oauth-client-metadata-url': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -119,6 +125,8 @@ export interface TuttidArgs {
   maxReleaseMb?: number;
   /** `--credential-store`: where connector secrets are kept (default `auto`). */
   credentialStore: CredentialStoreMode;
+  /** `--oauth-client-metadata-url`: this daemon's client ID metadata document, if published. */
+  oauthClientMetadataUrl?: string;
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -198,7 +206,29 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
       maxReleaseMb: megabytesOf(values['max-release-mb'] as string),
     }),
     credentialStore: credentialStoreOf(values['credential-store'] as string | undefined),
+    ...clientMetadataUrlOf(values['oauth-client-metadata-url'] as string | undefined),
   };
+}
+
+/**
+ * A client ID metadata document's URL: https with a path (the MCP authorization
+ * specification's rule), as `--oauth-client-metadata-url` takes it.
+ */
+function clientMetadataUrlOf(value: string | undefined): { oauthClientMetadataUrl?: string } {
+  if (value === undefined) return {};
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.protocol !== 'https:' || url.pathname === '/' || url.hash) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem:
+        '--oauth-client-metadata-url takes an https URL with a path, e.g. https://example.com/tutti/client.json',
+    });
+  }
+  return { oauthClientMetadataUrl: url.href };
 }
 
 const CREDENTIAL_STORES: readonly CredentialStoreMode[] = ['auto', 'keychain', 'file'];

@@ -93,6 +93,12 @@ export interface DaemonOptions {
    * passes its `--credential-store` (default `auto`).
    */
   readonly credentialStore?: CredentialStoreMode;
+  /**
+   * An https URL the user publishes with this daemon's OAuth client metadata (a client ID
+   * metadata document), offered to authorization servers that take one instead of a
+   * registration (docs/remote-connectors.md). A local daemon has none of its own.
+   */
+  readonly oauthClientMetadataUrl?: string;
 }
 
 /** A running daemon. */
