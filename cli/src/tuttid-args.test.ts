@@ -36,6 +36,7 @@ describe('tuttid arguments', () => {
   });
 
   it('takes an https client metadata URL with a path, and refuses any other', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     const url = 'https://example.com/tutti/client.json';
     expect(parseTuttidArgs(['--oauth-client-metadata-url', url], env).oauthClientMetadataUrl).toBe(
       url,
