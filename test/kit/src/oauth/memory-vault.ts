@@ -42,7 +42,11 @@ function wrap(value: string): VaultSecret {
  * An empty vault; `shared` (the map of another vault) lets a "restarted daemon" read what
  * the previous one stored.
  */
-export function createMemoryVault(shared: Map<string, string> = new Map()): MemoryVault & {
+export function createMemoryVault(
+  shared: Map<string, string> = new Map(),
+  /** How long a `set` takes to become durable (a keychain write takes ~20 ms). */
+  setDelayMs = 0,
+): MemoryVault & {
   readonly items: Map<string, string>;
 } {
   const log: string[] = [];
@@ -55,6 +59,7 @@ export function createMemoryVault(shared: Map<string, string> = new Map()): Memo
       return value === undefined ? undefined : wrap(value);
     },
     async set(key, slot, value) {
+      if (setDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, setDelayMs));
       shared.set(`${key}/${slot}`, value.reveal());
       log.push(`set ${slot} ${value.reveal().slice(-8)}`);
     },
