@@ -145,6 +145,22 @@ describe('sign-in refusals', () => {
     expect(error.message).not.toContain('script');
   });
 
+  it('refuses a server without authorization server metadata instead of guessing endpoints', async () => {
+    const { oauth, connector, as } = await setup({ knobs: { metadata: false } });
+    const error = await errorOf(oauth.beginSignIn(connector));
+    expect(error.code).toBe('TUTTI_ERR_OAUTH_DISCOVERY_FAILED');
+    expect(error.details.reason).toBe(`no authorization server metadata at ${as.issuer}`);
+    expect(as.counts.registrations).toBe(0);
+  });
+
+  it('reports a refused registration by its status and error code, not the body', async () => {
+    const { oauth, connector } = await setup({ knobs: { refuseRegistration: true } });
+    const error = await errorOf(oauth.beginSignIn(connector));
+    expect(error.code).toBe('TUTTI_ERR_OAUTH_REGISTRATION_FAILED');
+    expect(error.details.reason).toBe('HTTP 400, invalid_client_metadata');
+    expect(error.message).not.toContain('redirect_uris');
+  });
+
   it('refuses a server that does not advertise PKCE with S256', async () => {
     const { oauth, connector, as } = await setup({ knobs: { pkce: false } });
     const error = await errorOf(oauth.beginSignIn(connector));
@@ -293,6 +309,40 @@ describe('tokens that keep themselves valid', () => {
       'mcp:tools mcp:admin offline_access',
     );
     expect(as.counts.registrations).toBe(1);
+  });
+});
+
+describe('a sign-in the server no longer accepts', () => {
+  it('forgets a client the server rejects and registers anew at the next sign-in', async () => {
+    const { as, vault, oauth, lost, signIn, credentialsDir } = await setup({
+      knobs: { accessTokenTtl: 2 },
+    });
+    await signIn();
+    as.forgetClients();
+    await expect.poll(() => lost.length, WAIT).toBe(1);
+    expect(lost[0]?.reason).toBe('the authorization server rejected the client (invalid_client)');
+    expect(vault.peek('remote', 'refresh_token')).toBeUndefined();
+    await expect(access(join(credentialsDir, 'remote.oauth.json'))).rejects.toThrow();
+    expect(await oauth.hasGrant('remote')).toBe(false);
+    await expect(signIn()).resolves.toBe('remote');
+    expect(as.counts.registrations).toBe(2);
+  });
+
+  it('turns a 401 even after the refresh into sign-in-required, not a dead connection', async () => {
+    const { as, mcp, signIn, open } = await setup();
+    await signIn();
+    const upstream = await open();
+    mcp.refuseEveryToken(true);
+    const error = await errorOf(upstream.callTool('echo', { text: 'x' }));
+    expect(error.code).toBe('TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED');
+    expect(error.details).toEqual({
+      key: 'remote',
+      reason: 'the server refused a freshly refreshed access token',
+    });
+    expect(as.counts.refreshes).toBe(1);
+    mcp.refuseEveryToken(false);
+    expect((await upstream.callTool('echo', { text: 'y' })).content).toEqual(echo('y'));
+    expect(upstream.closed).toBe(false);
   });
 });
 

@@ -17,8 +17,12 @@ import { closeServer, createServer, listenLoopback } from './listen.js';
 export interface FixtureAsKnobs {
   /** Advertise `code_challenge_methods_supported: ['S256']` (default true). */
   pkce: boolean;
+  /** Serve its RFC 8414 metadata (default true). */
+  metadata: boolean;
   /** Offer dynamic client registration (default true). */
   registration: boolean;
+  /** Refuse every registration with 400 `invalid_client_metadata` (default false). */
+  refuseRegistration: boolean;
   /** Advertise `client_id_metadata_document_supported` (default false). */
   clientMetadataDocuments: boolean;
   /** The `iss` put in the authorization redirect (default the issuer). */
@@ -57,6 +61,8 @@ export interface FixtureAs {
   lastTokenRequest: URLSearchParams | undefined;
   /** Follows `authorizationUrl`; resolves with the redirect URL (code, state, iss) it answers. */
   signIn(authorizationUrl: string): Promise<URL>;
+  /** Forgets every client (a server that dropped its registrations): `invalid_client` from then on. */
+  forgetClients(): void;
   /** True while the refresh token is live (not consumed, revoked or part of a revoked grant). */
   refreshTokenLive(token: string): boolean;
   close(): Promise<void>;
@@ -81,7 +87,9 @@ export async function startFixtureAs(
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'fixture', alg: 'RS256', use: 'sig' };
   const settings: FixtureAsKnobs = {
     pkce: true,
+    metadata: true,
     registration: true,
+    refuseRegistration: false,
     clientMetadataDocuments: false,
     redirectIss: undefined,
     denyWith: undefined,
@@ -162,6 +170,7 @@ export async function startFixtureAs(
     }
     fixture.lastTokenRequest = shown;
     const clientId = form.get('client_id') ?? '';
+    if (!clients.has(clientId)) return json(res, 401, { error: 'invalid_client' });
     if (form.get('grant_type') === 'authorization_code') {
       const entry = codes.get(form.get('code') ?? '');
       codes.delete(form.get('code') ?? '');
@@ -210,7 +219,7 @@ export async function startFixtureAs(
   server.on('request', (req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', issuer);
-      if (url.pathname === '/.well-known/oauth-authorization-server') {
+      if (url.pathname === '/.well-known/oauth-authorization-server' && settings.metadata) {
         return json(res, 200, metadata());
       }
       if (url.pathname === '/jwks') return json(res, 200, { keys: [publicJwk] });
@@ -218,6 +227,12 @@ export async function startFixtureAs(
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
+        if (settings.refuseRegistration) {
+          return json(res, 400, {
+            error: 'invalid_client_metadata',
+            error_description: `refused ${JSON.stringify(body)}`,
+          });
+        }
         counts.registrations += 1;
         const clientId = `dyn-${randomBytes(6).toString('hex')}`;
         clients.add(clientId);
@@ -289,6 +304,9 @@ export async function startFixtureAs(
       const location = response.headers.get('location');
       if (!location) throw new Error(`the authorization endpoint answered ${response.status}`);
       return new URL(location);
+    },
+    forgetClients() {
+      clients.clear();
     },
     refreshTokenLive(refreshToken) {
       const entry = refreshTokens.get(refreshToken);

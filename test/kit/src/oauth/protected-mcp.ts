@@ -39,6 +39,8 @@ export interface ProtectedMcp {
   readonly tokensSeen: string[];
   /** Refuses (401) every token accepted so far, as a server that revoked them would. */
   refuseTokensSeen(): void;
+  /** Refuses (401) every token from now on, fresh ones too (`false` ends it). */
+  refuseEveryToken(on: boolean): void;
   /** Changes the scopes required from now on (step-up). */
   requireScopes(scopes: readonly string[]): void;
   close(): Promise<void>;
@@ -56,9 +58,10 @@ export async function startProtectedMcp(options: ProtectedMcpOptions): Promise<P
   const tokensSeen: string[] = [];
   const accepted = new Set<string>();
   const refused = new Set<string>();
+  let refuseAll = false;
   const verifier = {
     async verifyAccessToken(token: string) {
-      if (refused.has(token)) {
+      if (refuseAll || refused.has(token)) {
         throw new OAuthError(OAuthErrorCode.InvalidToken, 'the token was revoked');
       }
       try {
@@ -147,6 +150,9 @@ export async function startProtectedMcp(options: ProtectedMcpOptions): Promise<P
     tokensSeen,
     refuseTokensSeen() {
       for (const token of accepted) refused.add(token);
+    },
+    refuseEveryToken(on) {
+      refuseAll = on;
     },
     requireScopes(scopes) {
       requiredScopes = [...scopes];
