@@ -142,6 +142,14 @@ describe('OAuth sign-in against oidc-provider', () => {
     ]);
     expect(mcp.tokensSeen.length).toBeGreaterThan(seen);
 
+    // Forget revokes at the server (its revocation_endpoint is only in the OpenID document).
+    const revokedBefore = as.events.filter((event) => event === 'grant.revoked').length;
+    await after.close();
+    await restarted.forget('remote');
+    expect(as.events.filter((event) => event === 'grant.revoked').length).toBe(revokedBefore + 1);
+    expect(vault.peek('remote', 'refresh_token')).toBeUndefined();
+    expect(await restarted.hasGrant('remote')).toBe(false);
+
     // Nothing secret was logged.
     const logged = lines.join('\n');
     expect(logged).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}/);
