@@ -39,6 +39,8 @@ export interface SignInAnswer {
 
 /** What a transport of a signed-in (or signing-in) connector is given. */
 export interface TransportAuth {
+  /** The connector's key (the transport's errors name it). */
+  readonly key: string;
   /** `token()` is the current access token (refreshed first when due); `onUnauthorized` refreshes once per token. */
   readonly authProvider: AuthProvider;
   /** The fetch to make the MCP requests with (it remembers which token each one carried). */

@@ -6,10 +6,14 @@
 import {
   type ClientOptions,
   type FetchLike,
+  type JSONRPCMessage,
   SdkHttpError,
   StreamableHTTPClientTransport,
+  type TransportSendOptions,
 } from '@modelcontextprotocol/client';
-import { unauthorizedStatus } from './http-status.js';
+import { TuttiError } from '../errors/index.js';
+import type { TransportAuth } from '../oauth/types.js';
+import { signInNeeded, unauthorizedStatus } from './http-status.js';
 import type { UpstreamCommonOptions, UpstreamConnection } from './types.js';
 import { connectUpstream } from './upstream-connection.js';
 
@@ -30,6 +34,41 @@ export interface HttpUpstreamOptions extends UpstreamCommonOptions {
   fetch?: FetchLike;
   /** How often the server is pinged to notice it went away (default 5 s). */
   pingEveryMs?: number;
+  /**
+   * OAuth of a signed-in (or signing-in) connector: its token on every request, one
+   * refresh per rejected token. Its fetch replaces `fetch`. A request that needs a sign-in
+   * fails with TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED (the start too), one whose authorization
+   * server is down with TUTTI_ERR_OAUTH_SERVER_UNREACHABLE.
+   */
+  auth?: TransportAuth;
+}
+
+/**
+ * The Streamable HTTP transport of an OAuth connector: the SDK's auth errors (a 401 after
+ * the refresh, a 403 asking for more scope) leave as TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED.
+ */
+class OAuthHttpTransport extends StreamableHTTPClientTransport {
+  constructor(
+    url: URL,
+    options: ConstructorParameters<typeof StreamableHTTPClientTransport>[1],
+    private readonly key: string,
+  ) {
+    super(url, options);
+  }
+
+  override async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions) {
+    try {
+      return await super.send(message, options);
+    } catch (error) {
+      const reason = signInNeeded(error);
+      if (reason === undefined) throw error;
+      throw new TuttiError(
+        'TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED',
+        { key: this.key, reason },
+        { cause: error },
+      );
+    }
+  }
 }
 
 /**
@@ -81,10 +120,22 @@ function hardFailure(error: unknown, sessionId: string | undefined): string | un
  */
 export async function openHttpUpstream(options: HttpUpstreamOptions): Promise<UpstreamConnection> {
   const url = new URL(options.url);
-  const transport = new StreamableHTTPClientTransport(url, {
-    requestInit: { headers: { ...options.headers } },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  const { auth } = options;
+  const transport = auth
+    ? new OAuthHttpTransport(
+        url,
+        {
+          requestInit: { headers: { ...options.headers } },
+          authProvider: auth.authProvider,
+          fetch: auth.fetch,
+          onInsufficientScope: 'throw',
+        },
+        auth.key,
+      )
+    : new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { ...options.headers } },
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      });
   return connectUpstream(
     {
       target: describeUrl(url),

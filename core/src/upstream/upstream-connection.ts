@@ -218,6 +218,8 @@ export async function connectUpstream(
       return new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool }, { cause: error });
     }
     if (isConnectionClosed(error) || closing || ended) return gone();
+    // An OAuth connector's sign-in is needed or its server is down: the caller is told so.
+    if (isTuttiError(error) && error.code.startsWith('TUTTI_ERR_OAUTH_')) return error;
     const hard = setup.hardFailure?.(error);
     if (hard !== undefined) {
       fail({ reason: hard });
