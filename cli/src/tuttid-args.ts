@@ -222,7 +222,7 @@ function clientMetadataUrlOf(value: string | undefined): { oauthClientMetadataUr
   } catch {
     url = undefined;
   }
-  if (!url || url.protocol !== 'https:' || url.pathname === '/' || url.hash) {
+  if (url?.protocol !== 'https:' || url.pathname === '/' || url.hash) {
     throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
       problem:
         '--oauth-client-metadata-url takes an https URL with a path, e.g. https://example.com/tutti/client.json',

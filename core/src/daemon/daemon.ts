@@ -13,6 +13,7 @@ import { type Dashboard, registerDashboard } from '../dashboard/index.js';
 import { TuttiError } from '../errors/index.js';
 import { createEventHub, type EventHub } from '../events/index.js';
 import { renderGuidance } from '../guidance/index.js';
+import { createOAuthClients } from '../oauth/index.js';
 import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '../plugins/index.js';
 import {
   createProcessSupervisor,
@@ -28,11 +29,13 @@ import {
   type ConnectorStatus,
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
+import { proxyFetch } from '../upstream/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import type { CredentialStoreMode } from '../credentials/select-vault.js';
 import { type ConnectorStore, migrateHome, openStore, type ReleaseLimits } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
+import { OAUTH_CALLBACK_PATH, registerSignInEndpoints } from './sign-in-endpoints.js';
 import { registerEventsEndpoint } from './events-endpoint.js';
 import { registerSessionEndpoints } from './session-endpoints.js';
 import { registerTurnEndpoints } from './turn-endpoints.js';
@@ -237,7 +240,34 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(options.maxArgumentDepth !== undefined && { maxArgumentDepth: options.maxArgumentDepth }),
     });
     cleanups.push(() => server.close());
+    // The control port is known once it listens; a sign-in begins only after that.
+    let controlPort = 0;
+    // Set below: a lost sign-in is the runtime's to act on.
+    let runtimeOf: (() => ConnectorRuntime) | undefined;
+    // Authorization servers are reached as remote MCP servers are: through the proxy set.
+    const oauthFetch = proxyFetch();
+    const oauth = createOAuthClients({
+      ...(oauthFetch && { fetch: oauthFetch }),
+      vault: store.secrets,
+      credentialsDir: join(home, 'credentials'),
+      redirectUri: () => `http://127.0.0.1:${controlPort}${OAUTH_CALLBACK_PATH}`,
+      ...(options.oauthClientMetadataUrl && { clientMetadataUrl: options.oauthClientMetadataUrl }),
+      logger,
+      redactor,
+      onSignInLost: ({ key, reason }) => {
+        runtimeOf?.()
+          .signInLost(key, reason)
+          .catch((error: unknown) =>
+            logger.warn(
+              { connector: key, err: (error as Error)?.message },
+              'a lost sign-in was not acted on',
+            ),
+          );
+      },
+    });
+    cleanups.push(async () => oauth.close());
     const runtime = createConnectorRuntime({
+      oauth,
       store,
       registry,
       catalog,
@@ -256,6 +286,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     });
     cleanups.push(() => runtime.close());
+    runtimeOf = () => runtime;
     host = new AgentSessionHost({
       connector: {
         endpointUrl: () => server.url,
@@ -310,14 +341,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     const controlToken = randomBytes(32).toString('base64url');
     redactor.add(controlToken);
-    let controlPort = 0;
     const app = buildControlApp({
       controlToken,
       port: () => controlPort,
       logger,
       ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
     });
-    registerControlEndpoints(app, { store, registry, runtime, metrics });
+    registerControlEndpoints(app, { store, registry, runtime, metrics, oauth });
+    registerSignInEndpoints(app, { store, runtime, oauth });
     registerSessionEndpoints(app, host);
     registerTurnEndpoints(app, host);
     registerEventsEndpoint(app, events);

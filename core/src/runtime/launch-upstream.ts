@@ -96,5 +96,6 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
     headers: credentialHeaders(connector, credential),
     protocol: mcp.protocol ?? 'auto',
     ...(fetch && { fetch }),
+    ...(options.auth && { auth: options.auth }),
   });
 };
