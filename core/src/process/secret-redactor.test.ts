@@ -23,6 +23,26 @@ describe('SecretRedactor', () => {
     );
   });
 
+  it('masks the parts of an OAuth exchange that grant access, and not an exit code', () => {
+    const redactor = createSecretRedactor();
+    const text = [
+      'GET /oauth/callback?code=Zx9-code-value&state=abc&iss=http%3A%2F%2Fas',
+      'grant_type=authorization_code&code=Q1w2e3r4&code_verifier=V3rifier-value-1234',
+      '{"access_token":"eyJ.at.sig","refresh_token":"rt-0123456789","token_type":"Bearer"}',
+      '{"client_id":"c-1","client_secret": "cs-0123456789"}',
+      'the server exited with code=2',
+    ].join('\n');
+    expect(redactor.redact(text)).toBe(
+      [
+        'GET /oauth/callback?code=[redacted]&state=abc&iss=http%3A%2F%2Fas',
+        'grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]',
+        '{"access_token":"[redacted]","refresh_token":"[redacted]","token_type":"Bearer"}',
+        '{"client_id":"c-1","client_secret": "[redacted]"}',
+        'the server exited with code=2',
+      ].join('\n'),
+    );
+  });
+
   it('forgets a secret once every registration of it is undone', () => {
     const redactor = createSecretRedactor();
     const first = redactor.add('shared-secret-value');

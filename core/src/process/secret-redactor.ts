@@ -1,7 +1,9 @@
 /**
  * Redacts known secrets from text a child process wrote (an agent's or upstream's stderr)
  * before it is shown in an answer or a listing: every registered secret value, every
- * `Bearer <token>` and every `NAME=value` whose name looks like a credential.
+ * `Bearer <token>`, every `NAME=value` whose name looks like a credential, and the parts of
+ * an OAuth exchange that grant access: an authorization `code` or `code_verifier` in a URL
+ * query or form, and a token, code or client secret as a JSON field.
  */
 
 const REDACTED = '[redacted]';
@@ -10,6 +12,12 @@ const MIN_SECRET_LENGTH = 8;
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const SECRET_ASSIGNMENT =
   /\b([A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Za-z0-9_]*\s*[=:]\s*)(?!Bearer\b|\[redacted\])("[^"]*"|'[^']*'|[^\s"',;]+)/gi;
+
+/** `?code=...` / `&code_verifier=...`: an authorization code or PKCE verifier in a URL or form. */
+const OAUTH_PARAMETER = /([?&](?:code|code_verifier)=)[^\s&#"']+/g;
+/** `"refresh_token": "..."` and the like: what a token endpoint answers or is sent as JSON. */
+const OAUTH_JSON_FIELD =
+  /("(?:access_token|refresh_token|id_token|client_secret|code|code_verifier)"\s*:\s*)"[^"]*"/g;
 
 /** True when an environment variable's name says it holds a secret. */
 export function looksSecretName(name: string): boolean {
@@ -64,6 +72,8 @@ export function createSecretRedactor(): SecretRedactor {
       }
       return result
         .replace(BEARER, `$1${REDACTED}`)
+        .replace(OAUTH_PARAMETER, `$1${REDACTED}`)
+        .replace(OAUTH_JSON_FIELD, `$1"${REDACTED}"`)
         .replace(SECRET_ASSIGNMENT, (_whole, prefix: string) => `${prefix}${REDACTED}`);
     },
   };
