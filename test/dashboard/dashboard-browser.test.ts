@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONNECTOR_FIXTURES as FIXTURES, WAIT, WAIT_BOUND_MS } from '@tutti/test-kit';
 import { startBrowser, type TestBrowser } from '@tutti/test-kit/browser';
+import { startOidcServer } from '@tutti/test-kit/oauth/oidc-server';
+import { startProtectedMcp } from '@tutti/test-kit/oauth/protected-mcp';
 import { forgedHeaders, replay, type SeenRequest } from '@tutti/test-kit/header-replay';
 import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 import type { Page } from 'playwright-core';
@@ -267,6 +269,53 @@ describe('the dashboard in a browser', () => {
     },
     CREDENTIAL_TEST_MS,
   );
+
+  it('signs in to a remote connector from its Sign in button, in a new tab, and shows it ready', async () => {
+    const as = await startOidcServer({ accessTokenTtl: 60 });
+    const mcp = await startProtectedMcp({ issuer: as.issuer });
+    try {
+      const dir = join(root, 'account');
+      await mkdir(dir, { recursive: true });
+      await writeFile(
+        join(dir, 'tutti-connector.json'),
+        JSON.stringify({
+          key: 'account',
+          name: 'Account',
+          description: 'A remote MCP server behind an OAuth sign-in.',
+          version: '1.0.0',
+          mcp: { url: mcp.url },
+          auth: { kind: 'oauth2' },
+        }),
+      );
+      await page.getByLabel('Release folder').fill(dir);
+      await page.getByRole('button', { name: 'Install', exact: true }).click();
+      await untilState('account', 'needs-auth');
+      const signIn = row('account').getByRole('button', { name: 'Sign in to account' });
+      await signIn.waitFor(WAIT);
+      expect(await row('account').locator('.reason').textContent()).toBe(
+        'Waits for you to sign in to its server: press Sign in.',
+      );
+      await shoot('dashboard-sign-in');
+      // The authorization server's page opens in a new tab; it consents at once here.
+      const opened = page.waitForEvent('popup', WAIT);
+      await signIn.click();
+      const tab = await opened;
+      await tab.waitForURL(/\/oauth\/callback\?/, WAIT);
+      expect(await tab.locator('h1').textContent()).toBe('Signed in to Account');
+      await tab.close();
+      await untilState('account', 'ready');
+      await expect
+        .poll(() => page.locator('#notice').textContent(), WAIT)
+        .toBe('Signed in to account.');
+      expect(await signIn.isHidden()).toBe(true);
+    } finally {
+      // The authorization server's session cookies are for 127.0.0.1 (any port, as cookies
+      // go): a real one is on its own host. Later tests check the browser holds no cookie.
+      await browser.context.clearCookies();
+      await daemon.control('DELETE', '/v1/connectors/account').catch(() => undefined);
+      await Promise.all([mcp.close(), as.close()]);
+    }
+  });
 
   it('gets over a listing that never answers: says so, and the next refresh shows the change', async () => {
     let held = false;
