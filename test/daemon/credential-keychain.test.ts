@@ -2,11 +2,12 @@
  * A real `tuttid --credential-store keychain` over a private Secret Service (the kit's
  * bus and gnome-keyring): a credential set through the control API lives in the keychain
  * and in no file under the home, reaches the connector's CLI through its shim, survives
- * a daemon restart, and is gone from the keychain with the uninstall.
+ * a daemon restart, and is gone from the keychain with the uninstall; and a sign-in's
+ * refresh token (oidc-provider, a JWT-checking MCP server) is kept the same way.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ import { cleanUp, CONNECTOR_FIXTURES, tempDir } from '@tutti/test-kit';
 import { type SecretService, startSecretService } from '@tutti/test-kit/secret-service';
 import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 import { isRunning } from '@tutti/test-kit/proc-tree';
+import { startOidcServer } from '@tutti/test-kit/oauth/oidc-server';
+import { startProtectedMcp } from '@tutti/test-kit/oauth/protected-mcp';
 
 const SECRET = 'sk-daemon-keychain-0c4a9e1f';
 let service: SecretService;
@@ -109,5 +112,61 @@ describe('tuttid --credential-store keychain', () => {
       SECRET,
     );
     expect(await filesHolding(home, SECRET)).toEqual([]);
+  });
+
+  it("keeps a sign-in's refresh token only in the keychain, and a restart needs no browser", async () => {
+    const as = await startOidcServer({ accessTokenTtl: 60 });
+    const mcp = await startProtectedMcp({ issuer: as.issuer });
+    try {
+      const home = await tempDir('tuttid-keychain-oauth-');
+      const release = join(await tempDir('tuttid-keychain-release-'), 'acct');
+      await mkdir(release, { recursive: true });
+      await writeFile(
+        join(release, 'tutti-connector.json'),
+        JSON.stringify({
+          key: 'acct',
+          name: 'Account',
+          description: 'A remote MCP server behind an OAuth sign-in.',
+          version: '1.0.0',
+          mcp: { url: mcp.url },
+          auth: { kind: 'oauth2' },
+        }),
+      );
+      const first = await keychainDaemon(home);
+      await first.control('POST', '/v1/connectors/install', { path: release, wait: true });
+      const begun = await first.control('POST', '/v1/connectors/acct/authorize');
+      expect(begun.status).toBe(200);
+      expect((await fetch(await as.signIn(begun.body.authorizationUrl))).status).toBe(200);
+      const listed = async (daemon: TuttidProcess) =>
+        (
+          (await daemon.control('GET', '/v1/connectors')).body.connectors as {
+            key: string;
+            credentialStore?: string;
+            runtime: { state: string };
+          }[]
+        ).find((c) => c.key === 'acct');
+      await expect.poll(async () => (await listed(first))?.runtime.state).toBe('ready');
+      expect((await listed(first))?.credentialStore).toBe('keychain');
+
+      const { keychainItems } = await import('@tutti/core/internal');
+      const items = await keychainItems(home);
+      expect(await items.accounts()).toEqual(['acct/refresh_token']);
+      const refreshToken = await items.get('acct', 'refresh_token');
+      expect(refreshToken?.length).toBeGreaterThan(20);
+      // Nothing under the home holds it: only the keychain does.
+      expect(await filesHolding(home, refreshToken!)).toEqual([]);
+      expect(await readdir(join(home, 'credentials'))).toEqual(['acct.oauth.json']);
+
+      first.child.kill('SIGTERM');
+      await first.exited;
+      const second = await keychainDaemon(home);
+      await expect.poll(async () => (await listed(second))?.runtime.state).toBe('ready');
+      const output = first.stdout() + first.stderr() + second.stdout() + second.stderr();
+      expect(output).not.toContain(refreshToken!);
+      await second.control('DELETE', '/v1/connectors/acct');
+      expect(await items.accounts()).toEqual([]);
+    } finally {
+      await Promise.all([mcp.close(), as.close()]);
+    }
   });
 });
