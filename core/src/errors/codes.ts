@@ -280,7 +280,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_OAUTH_STATE_INVALID: {
     message:
-      'This sign-in answer does not belong to a sign-in in progress (its state is unknown, used or more than 10 minutes old): start the sign-in again with the dashboard\'s Sign in button or the control API\'s authorize endpoint.',
+      "This sign-in answer does not belong to a sign-in in progress (its state is unknown, used or more than 10 minutes old): start the sign-in again with the dashboard's Sign in button or the control API's authorize endpoint.",
     status: 400,
   },
   TUTTI_ERR_OAUTH_ISSUER_MISMATCH: {
