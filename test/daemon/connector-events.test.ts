@@ -50,4 +50,17 @@ describe('connector events', () => {
       events.close();
     }
   });
+
+  it('ends every event stream when it stops, without waiting for the hosts that follow them', async () => {
+    const daemon = await startTuttid(await homes.make(), ['--no-demo']);
+    const response = await fetch(`${daemon.ready.controlUrl}/v1/events`, {
+      headers: { authorization: `Bearer ${daemon.controlToken}` },
+    });
+    expect(response.status).toBe(200);
+    // The host keeps reading; the daemon's stop ends the stream (it used to wait on it).
+    const ended = response.text();
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    expect(await ended).toContain('the daemon is stopping');
+  });
 });

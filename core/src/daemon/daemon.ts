@@ -360,7 +360,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       events,
     });
     await app.listen({ host: '127.0.0.1', port: options.controlPort ?? 0 });
-    cleanups.push(() => app.close());
+    cleanups.push(async () => {
+      // An event stream is a request that never ends by itself: end the streams first, or
+      // closing the app waits on the hosts that follow them (a stop hung until they left).
+      events.close();
+      await app.close();
+    });
     const address = app.server.address();
     controlPort = typeof address === 'object' && address ? address.port : 0;
     const info: DaemonInfo = {
