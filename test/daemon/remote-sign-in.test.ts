@@ -41,7 +41,11 @@ async function accountServers(): Promise<{ as: OidcServer; mcp: ProtectedMcp }> 
   return { as, mcp };
 }
 
-async function release(key: string, url: string): Promise<string> {
+async function release(
+  key: string,
+  url: string,
+  auth: object = { kind: 'oauth2' },
+): Promise<string> {
   const dir = join(await tempDir('tutti-signin-'), key);
   await mkdir(dir, { recursive: true });
   const manifest = {
@@ -50,7 +54,7 @@ async function release(key: string, url: string): Promise<string> {
     description: 'A remote connector with an account.',
     version: '1.0.0',
     mcp: { url },
-    auth: { kind: 'oauth2' },
+    auth,
   };
   await writeFile(join(dir, 'tutti-connector.json'), JSON.stringify(manifest));
   return dir;
@@ -188,6 +192,28 @@ describe('a remote connector that signs in with OAuth (oidc-provider, a JWT-chec
     // Nothing of the sign-in is printed: no code, token or verifier in the log.
     const log = test.logLines.join('\n');
     for (const tail of mcp.tokensSeen) expect(log).not.toContain(tail);
+  });
+
+  it('waits for a sign-in when a server its manifest calls open answers 401 with an OAuth challenge', async () => {
+    const { as, mcp } = await accountServers();
+    const test = await startTestDaemon();
+    const installed = await test.control('POST', '/v1/connectors/install', {
+      path: await release('open', mcp.url, { kind: 'none' }),
+      wait: true,
+    });
+    // Not a failure to retry: the server's challenge says a sign-in is what it takes.
+    expect(installed.body.runtime).toMatchObject({
+      state: 'needs-auth',
+      signIn: true,
+      toolCount: 0,
+    });
+    expect(installed.body.runtime.failures).toBe(0);
+    expect(mcp.counts.unauthorized).toBeGreaterThan(0);
+    await signIn(test, as, 'open');
+    await until(() => (statusOf(test, 'open')?.state === 'ready' ? true : undefined));
+    const client = agent(test, await test.sessionToken('open-agent'));
+    const answer = await client.call('open_echo', { text: 'signed in' });
+    expect(answer.result.content[0].text).toBe('echo:signed in');
   });
 
   it('starts again after a daemon restart with the stored grant, without a browser', async () => {
