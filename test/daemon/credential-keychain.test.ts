@@ -7,37 +7,29 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUp, CONNECTOR_FIXTURES, tempDir } from '@tutti/test-kit';
-import { type SecretService, startSecretService } from '@tutti/test-kit/secret-service';
+import { type JoinedSecretService, joinSecretService } from '@tutti/test-kit/secret-service';
 import { startTuttid, stopAll, type TuttidProcess } from '@tutti/test-kit/tuttid';
 import { isRunning } from '@tutti/test-kit/proc-tree';
 import { startOidcServer } from '@tutti/test-kit/oauth/oidc-server';
 import { startProtectedMcp } from '@tutti/test-kit/oauth/protected-mcp';
 
 const SECRET = 'sk-daemon-keychain-0c4a9e1f';
-let service: SecretService;
-let serviceDir: string;
-const savedBus = process.env.DBUS_SESSION_BUS_ADDRESS;
+let joined: JoinedSecretService | undefined;
 
 beforeAll(async () => {
-  serviceDir = await mkdtemp(join(tmpdir(), 'tutti-secret-service-'));
-  service = await startSecretService(serviceDir);
   // Inherited by every tuttid this file starts (and by this process's own keyring calls).
-  process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
+  joined = await joinSecretService();
 });
 
 afterAll(async () => {
   await stopAll();
-  if (savedBus === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
-  else process.env.DBUS_SESSION_BUS_ADDRESS = savedBus;
-  const pids = service?.pids ?? [];
-  await service?.stop();
+  const pids = joined?.service.pids ?? [];
+  await joined?.leave();
   expect(pids.filter(isRunning)).toEqual([]);
-  await rm(serviceDir, { recursive: true, force: true });
 });
 
 afterEach(async () => {

@@ -6,12 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUp, CONNECTOR_FIXTURES as FIXTURES, SHIM_TARGET, tempDir } from '@tutti/test-kit';
-import { type SecretService, startSecretService } from '@tutti/test-kit/secret-service';
+import { type JoinedSecretService, joinSecretService } from '@tutti/test-kit/secret-service';
 import { publishShim } from '../shims/publish-shim.js';
 import { SHIM_NO_CREDENTIAL_EXIT } from '../shims/shim-script.js';
 import { writeCredential } from '../store/credential-file.js';
@@ -20,29 +19,20 @@ import { openStore } from '../store/store.js';
 import { defaultSecretReader } from './select-vault.js';
 
 const SECRET = `sk-shim-'quoted' "$HOME" \`id\` %PATH% ü`;
-let service: SecretService;
-let serviceDir: string;
-const savedBus = process.env.DBUS_SESSION_BUS_ADDRESS;
+let joined: JoinedSecretService | undefined;
 
 beforeAll(async () => {
-  serviceDir = await mkdtemp(join(tmpdir(), 'tutti-secret-service-'));
-  service = await startSecretService(serviceDir);
-  process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
+  joined = await joinSecretService();
 });
 
-afterAll(async () => {
-  if (savedBus === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
-  else process.env.DBUS_SESSION_BUS_ADDRESS = savedBus;
-  await service?.stop();
-  await rm(serviceDir, { recursive: true, force: true });
-});
+afterAll(() => joined?.leave());
 
 afterEach(cleanUp);
 
 function runShim(path: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(path, ['one', 'two words'], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: service.env.DBUS_SESSION_BUS_ADDRESS },
+    env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: joined!.service.env.DBUS_SESSION_BUS_ADDRESS },
   });
   let stdout = '';
   let stderr = '';

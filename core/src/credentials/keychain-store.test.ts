@@ -5,12 +5,11 @@
  * The keyring binding reads DBUS_SESSION_BUS_ADDRESS when it connects and keeps its
  * connection, so this file points it at the private bus for all its tests.
  */
-import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUp, CONNECTOR_FIXTURES as FIXTURES, tempDir } from '@tutti/test-kit';
-import { type SecretService, startSecretService } from '@tutti/test-kit/secret-service';
+import { type JoinedSecretService, joinSecretService } from '@tutti/test-kit/secret-service';
 import { isTuttiError } from '../errors/index.js';
 import { writeCredential } from '../store/credential-file.js';
 import { createSecret } from '../store/secret.js';
@@ -19,23 +18,13 @@ import { homeId, keychainItems } from './keychain-items.js';
 import { probeKeychain } from './keychain-vault.js';
 
 const SECRET = 'sk-keychain-7d1e55b0c2';
-let service: SecretService;
-let serviceDir: string;
-const savedBus = process.env.DBUS_SESSION_BUS_ADDRESS;
+let joined: JoinedSecretService | undefined;
 
 beforeAll(async () => {
-  // Not a kit temp folder: those go after each test, the service lives for the file.
-  serviceDir = await mkdtemp(join(tmpdir(), 'tutti-secret-service-'));
-  service = await startSecretService(serviceDir);
-  process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
+  joined = await joinSecretService();
 });
 
-afterAll(async () => {
-  if (savedBus === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
-  else process.env.DBUS_SESSION_BUS_ADDRESS = savedBus;
-  await service?.stop();
-  await rm(serviceDir, { recursive: true, force: true });
-});
+afterAll(() => joined?.leave());
 
 afterEach(cleanUp);
 

@@ -8,7 +8,8 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { WAIT_BOUND_MS } from './waits.js';
 
@@ -168,4 +169,32 @@ export async function startSecretService(dir: string): Promise<SecretService> {
     await stop();
     throw error;
   }
+}
+
+/** A Secret Service this process's own keyring calls (and the daemons it starts) use. */
+export interface JoinedSecretService {
+  readonly service: SecretService;
+  /** Stops the service, removes its folder and puts the process's bus address back. */
+  leave(): Promise<void>;
+}
+
+/**
+ * Starts a Secret Service in a folder of its own (not a kit temp folder: those go after
+ * each test, the service lives for the file) and points this process's
+ * DBUS_SESSION_BUS_ADDRESS at it. For a test file's `beforeAll`, with `leave` in `afterAll`.
+ */
+export async function joinSecretService(): Promise<JoinedSecretService> {
+  const dir = await mkdtemp(join(tmpdir(), 'tutti-secret-service-'));
+  const service = await startSecretService(dir);
+  const saved = process.env.DBUS_SESSION_BUS_ADDRESS;
+  process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
+  return {
+    service,
+    async leave() {
+      if (saved === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
+      else process.env.DBUS_SESSION_BUS_ADDRESS = saved;
+      await service.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
