@@ -13,7 +13,6 @@ import { type Dashboard, registerDashboard } from '../dashboard/index.js';
 import { TuttiError } from '../errors/index.js';
 import { createEventHub, type EventHub } from '../events/index.js';
 import { renderGuidance } from '../guidance/index.js';
-import { createOAuthClients } from '../oauth/index.js';
 import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '../plugins/index.js';
 import {
   createProcessSupervisor,
@@ -29,13 +28,13 @@ import {
   type ConnectorStatus,
 } from '../runtime/index.js';
 import { createConnectorServer } from '../server/index.js';
-import { proxyFetch } from '../upstream/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import type { CredentialStoreMode } from '../credentials/select-vault.js';
 import { type ConnectorStore, migrateHome, openStore, type ReleaseLimits } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
-import { OAUTH_CALLBACK_PATH, registerSignInEndpoints } from './sign-in-endpoints.js';
+import { registerSignInEndpoints } from './sign-in-endpoints.js';
+import { createDaemonOAuth } from './daemon-oauth.js';
 import { registerEventsEndpoint } from './events-endpoint.js';
 import { registerSessionEndpoints } from './session-endpoints.js';
 import { registerTurnEndpoints } from './turn-endpoints.js';
@@ -96,11 +95,7 @@ export interface DaemonOptions {
    * passes its `--credential-store` (default `auto`).
    */
   readonly credentialStore?: CredentialStoreMode;
-  /**
-   * An https URL the user publishes with this daemon's OAuth client metadata (a client ID
-   * metadata document), offered to authorization servers that take one instead of a
-   * registration (docs/remote-connectors.md). A local daemon has none of its own.
-   */
+  /** A client ID metadata document's https URL, offered to authorization servers (docs/remote-connectors.md). */
   readonly oauthClientMetadataUrl?: string;
 }
 
@@ -242,28 +237,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     cleanups.push(() => server.close());
     // The control port is known once it listens; a sign-in begins only after that.
     let controlPort = 0;
-    // Set below: a lost sign-in is the runtime's to act on.
     let runtimeOf: (() => ConnectorRuntime) | undefined;
-    // Authorization servers are reached as remote MCP servers are: through the proxy set.
-    const oauthFetch = proxyFetch();
-    const oauth = createOAuthClients({
-      ...(oauthFetch && { fetch: oauthFetch }),
-      vault: store.secrets,
-      credentialsDir: join(home, 'credentials'),
-      redirectUri: () => `http://127.0.0.1:${controlPort}${OAUTH_CALLBACK_PATH}`,
-      ...(options.oauthClientMetadataUrl && { clientMetadataUrl: options.oauthClientMetadataUrl }),
+    const oauth = createDaemonOAuth({
+      home,
+      store,
+      controlPort: () => controlPort,
+      runtime: () => runtimeOf?.(),
+      clientMetadataUrl: options.oauthClientMetadataUrl,
       logger,
       redactor,
-      onSignInLost: ({ key, reason }) => {
-        runtimeOf?.()
-          .signInLost(key, reason)
-          .catch((error: unknown) =>
-            logger.warn(
-              { connector: key, err: (error as Error)?.message },
-              'a lost sign-in was not acted on',
-            ),
-          );
-      },
     });
     cleanups.push(async () => oauth.close());
     const runtime = createConnectorRuntime({
