@@ -7,7 +7,9 @@
  * back), uninstall; above it, install from a release folder. Rows are kept by key and
  * updated in place, so a credential being typed survives a refresh.
  */
-import { ApiError, type Connector, call } from './api';
+import { type Connector, call } from './api';
+import { act } from './act';
+import { signInButton } from './sign-in-button';
 import { h, timeOf } from './dom';
 
 /** What the view needs from the page. */
@@ -235,36 +237,7 @@ export function connectorsView(host: ConnectorsViewHost) {
       },
       'Roll back',
     );
-    const signIn = h(
-      'button',
-      {
-        type: 'button',
-        class: 'sign-in',
-        'aria-label': `Sign in to ${key}`,
-        onclick: () => {
-          // Opened in the click itself (a tab opened after an await is blocked as a pop-up).
-          const tab = window.open('about:blank', '_blank');
-          void act(host, `Starting the sign-in of ${key}`, async () => {
-            try {
-              const { authorizationUrl } = await call<{ authorizationUrl: string }>(
-                'POST',
-                `/connectors/${encodeURIComponent(key)}/authorize`,
-              );
-              if (!tab) {
-                return `Your browser blocked the sign-in tab of ${key}: allow pop-ups for this page, then press Sign in again.`;
-              }
-              tab.opener = null;
-              tab.location.href = authorizationUrl;
-              return `The sign-in of ${key} is open in a new tab: finish it there, and this row changes once it is done.`;
-            } catch (error) {
-              tab?.close();
-              throw error;
-            }
-          });
-        },
-      },
-      'Sign in',
-    );
+    const signIn = signInButton(host, key);
     const actions = h(
       'td',
       {},
@@ -388,20 +361,4 @@ function fill(cells: HTMLTableCellElement[], connector: Connector): void {
         )
       : '—',
   );
-}
-
-/** Runs an action, saying what it does and how it ended, then refreshes the page. */
-export async function act(
-  host: { say(message: string, isError?: boolean): void; refresh(): void },
-  doing: string,
-  run: () => Promise<string>,
-): Promise<void> {
-  host.say(`${doing}…`);
-  try {
-    host.say(await run());
-  } catch (error) {
-    host.say(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error), true);
-  } finally {
-    host.refresh();
-  }
 }

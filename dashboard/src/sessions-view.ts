@@ -5,7 +5,7 @@
  * closed, and one that needs a restart restarted.
  */
 import { call, type Session } from './api';
-import { act } from './connectors-view';
+import { act } from './act';
 import { h, timeOf } from './dom';
 
 /** Whether the agent listed the tools since the registry last changed (`version`). */
