@@ -44,7 +44,10 @@ export interface OAuthLogger {
 export interface GrantContext {
   readonly vault: SecretVault;
   readonly credentialsDir: string;
+  /** The fetch of authorization-server requests (each one bounded in time). */
   readonly fetch: FetchLike;
+  /** The fetch of the MCP server's requests (streams among them: not bounded here). */
+  readonly resourceFetch: FetchLike;
   readonly now: () => number;
   readonly logger: OAuthLogger;
   readonly redactor?: SecretRedactor;
@@ -174,7 +177,7 @@ export class ConnectorGrant {
   }
 
   private async trackingFetch(url: string | URL, init?: RequestInit): Promise<Response> {
-    const response = await this.context.fetch(url, init);
+    const response = await this.context.resourceFetch(url, init);
     const header = new Headers(init?.headers).get('authorization');
     if (header?.startsWith('Bearer ')) this.sentWith.set(response, header.slice(7));
     if (response.status === 403) this.noteForbidden(response);

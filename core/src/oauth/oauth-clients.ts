@@ -40,6 +40,8 @@ export const SIGN_IN_TTL_MS = 10 * 60_000;
 
 /** Options of {@link createOAuthClients}. */
 export interface OAuthClientsOptions {
+  /** Longest wait for one answer of an authorization server (default 30 s). */
+  readonly authorizationServerTimeoutMs?: number;
   /** Where refresh tokens and client secrets are kept. */
   readonly vault: SecretVault;
   /** Folder of the non-secret `<key>.oauth.json` records (0600). */
@@ -71,12 +73,30 @@ interface PendingSignIn {
   readonly expiresAt: number;
 }
 
+/** Longest wait for one answer of an authorization server (discovery, token, revocation). */
+export const AUTHORIZATION_SERVER_TIMEOUT_MS = 30_000;
+
+/** `fetchFn` whose requests fail with a TimeoutError after `ms` (with the caller's signal kept). */
+function boundedFetch(fetchFn: FetchLike, ms: number): FetchLike {
+  return (url, init) => {
+    const timeout = AbortSignal.timeout(ms);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return fetchFn(url, { ...init, signal });
+  };
+}
+
 /**
  * The OAuth engine of one daemon.
  * @example const oauth = createOAuthClients({ vault, credentialsDir, redirectUri: () => url, logger, onSignInLost });
  */
 export function createOAuthClients(options: OAuthClientsOptions): OAuthClients {
-  const fetchFn: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+  const resourceFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+  // A request to an authorization server that never answers must not hold a refresh (and
+  // every call waiting on it) forever: it fails as unreachable, and the sign-in is kept.
+  const fetchFn = boundedFetch(
+    resourceFetch,
+    options.authorizationServerTimeoutMs ?? AUTHORIZATION_SERVER_TIMEOUT_MS,
+  );
   const now = options.now ?? Date.now;
   const { vault, credentialsDir, logger } = options;
   const grants = new Map<string, ConnectorGrant>();
@@ -90,6 +110,7 @@ export function createOAuthClients(options: OAuthClientsOptions): OAuthClients {
         vault,
         credentialsDir,
         fetch: fetchFn,
+        resourceFetch,
         now,
         logger,
         ...(options.redactor ? { redactor: options.redactor } : {}),

@@ -34,6 +34,7 @@ interface SetupOptions {
   clientMetadataUrl?: string;
   clock?: { offset: number };
   vaultDelayMs?: number;
+  authorizationServerTimeoutMs?: number;
 }
 
 async function setup(options: SetupOptions = {}) {
@@ -62,6 +63,9 @@ async function setup(options: SetupOptions = {}) {
       return fetch(url, init);
     },
     ...(clock ? { now: () => Date.now() + clock.offset } : {}),
+    ...(options.authorizationServerTimeoutMs !== undefined && {
+      authorizationServerTimeoutMs: options.authorizationServerTimeoutMs,
+    }),
     logger: { debug: log, info: log, warn: log },
     redactor,
     onSignInLost: (event) => lost.push(event),
@@ -262,10 +266,12 @@ describe('tokens that keep themselves valid', () => {
     expect(mcp.counts.ok + mcp.counts.unauthorized).toBe(0);
   });
 
-  for (const mode of ['refused', '503'] as const) {
+  for (const mode of ['refused', '503', 'hang'] as const) {
     it(`keeps the sign-in while the authorization server is down (${mode}) and works once it is back`, async () => {
       const { as, vault, oauth, lost, signIn, open } = await setup({
         knobs: { accessTokenTtl: 2 },
+        // A server that takes the request and never answers is given up on, not waited for.
+        authorizationServerTimeoutMs: 1_000,
       });
       await signIn();
       const upstream = await open();
@@ -279,7 +285,9 @@ describe('tokens that keep themselves valid', () => {
         )
         .toBe('TUTTI_ERR_OAUTH_SERVER_UNREACHABLE');
       const failure = await errorOf(upstream.callTool('echo', { text: 'down' }));
-      expect(failure.details.reason).toBe(mode === '503' ? 'HTTP 503' : 'connection refused');
+      expect(failure.details.reason).toBe(
+        { '503': 'HTTP 503', refused: 'connection refused', hang: 'no answer in time' }[mode],
+      );
       expect(vault.peek('remote', 'refresh_token')).toBe(as.issued.at(-1)?.refreshToken);
       expect(await oauth.hasGrant('remote')).toBe(true);
       await as.setDown(false);

@@ -38,6 +38,7 @@ function httpStatusOf(error: OAuthError): number | undefined {
  */
 export function oauthReason(error: unknown): string {
   if (error instanceof TypeError) return networkReason(error);
+  if ((error as Error)?.name === 'TimeoutError') return 'no answer in time';
   if (error instanceof OAuthError) {
     const status = httpStatusOf(error);
     if (status !== undefined) return `HTTP ${status}`;

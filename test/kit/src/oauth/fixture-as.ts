@@ -31,8 +31,11 @@ export interface FixtureAsKnobs {
   denyWith: string | undefined;
   /** Access-token lifetime in seconds (default 3600). */
   accessTokenTtl: number;
-  /** `refused`: the port is closed; `503`: the token endpoint answers 503; false: up (use `setDown`). */
-  down: false | 'refused' | '503';
+  /**
+   * `refused`: the port is closed; `503`: the token endpoint answers 503; `hang`: it takes
+   * refreshes and never answers (until up again); false: up (use `setDown`).
+   */
+  down: false | 'refused' | '503' | 'hang';
 }
 
 /** What it did, for assertions. */
@@ -97,6 +100,8 @@ export async function startFixtureAs(
     down: false,
     ...knobs,
   };
+  /** Refreshes taken and never answered while it hangs. */
+  const hanging = new Set<ServerResponse>();
   const counts: FixtureAsCounts = {
     registrations: 0,
     codeExchanges: 0,
@@ -193,6 +198,11 @@ export async function startFixtureAs(
       );
     }
     if (form.get('grant_type') === 'refresh_token') {
+      if (settings.down === 'hang') {
+        counts.refreshFailures += 1;
+        hanging.add(res);
+        return;
+      }
       if (settings.down === '503') {
         counts.refreshFailures += 1;
         res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>maintenance</h1>');
@@ -291,6 +301,7 @@ export async function startFixtureAs(
     knobs: settings,
     async setDown(mode) {
       settings.down = mode;
+      if (mode !== 'hang') endHanging();
       await setListening(mode !== 'refused');
     },
     counts,
@@ -313,10 +324,16 @@ export async function startFixtureAs(
       return entry !== undefined && !entry.consumed && !entry.grant.revoked;
     },
     async close() {
+      endHanging();
       if (listening) await closeServer(server);
       listening = false;
     },
   };
+
+  function endHanging(): void {
+    for (const res of hanging) res.destroy();
+    hanging.clear();
+  }
 
   let toggling = Promise.resolve();
   function setListening(up: boolean): Promise<void> {
