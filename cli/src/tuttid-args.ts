@@ -4,12 +4,13 @@
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
  * `[--permission-timeout MS] [--max-sessions N] [--park-after N]`
- * `[--credential-store auto|keychain|file] [--oauth-client-metadata-url URL] [--help]`: the usage
+ * `[--credential-store auto|keychain|file] [--oauth-client-metadata-url URL]`
+ * `[--sandbox auto|required|off] [--help]`: the usage
  * `--help` prints, the options and their parsing; a bad one is
  * TUTTI_ERR_DAEMON_BAD_ARGUMENT. The limits are described in docs/limits.md.
  */
 import { parseArgs } from 'node:util';
-import { type CredentialStoreMode, TuttiError } from '@tutti/core';
+import { type CredentialStoreMode, SANDBOX_MODES, type SandboxMode, TuttiError } from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
 import { DEFAULT_LOG_FILE_BYTES, DEFAULT_LOG_FILES } from './daemon-log/log-file.js';
 
@@ -60,6 +61,10 @@ Options:
                               client metadata, offered to authorization servers
                               that take client ID metadata documents instead of
                               registering; docs/remote-connectors.md
+  --sandbox MODE              isolation of connector servers: auto (isolated when
+                              bubblewrap works here, else run as they are and say
+                              so; the default), required (never start a server it
+                              cannot isolate) or off; docs/sandbox.md
   -h, --help                  print this help and exit
 
 Once ready it writes <home>/run/daemon.json (control URL and token, mode 0600).
@@ -90,6 +95,7 @@ export const TUTTID_OPTIONS = {
   'max-release-mb': { type: 'string' },
   'credential-store': { type: 'string' },
   'oauth-client-metadata-url': { type: 'string' },
+  sandbox: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -127,6 +133,8 @@ export interface TuttidArgs {
   credentialStore: CredentialStoreMode;
   /** `--oauth-client-metadata-url`: this daemon's client ID metadata document, if published. */
   oauthClientMetadataUrl?: string;
+  /** `--sandbox`: isolation of connector servers (default `auto`). */
+  sandbox: SandboxMode;
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -207,6 +215,7 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     }),
     credentialStore: credentialStoreOf(values['credential-store'] as string | undefined),
     ...clientMetadataUrlOf(values['oauth-client-metadata-url'] as string | undefined),
+    sandbox: sandboxOf(values.sandbox as string | undefined),
   };
 }
 
@@ -239,6 +248,17 @@ function credentialStoreOf(value: string | undefined): CredentialStoreMode {
   if (!mode) {
     throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
       problem: '--credential-store takes auto, keychain or file',
+    });
+  }
+  return mode;
+}
+
+function sandboxOf(value: string | undefined): SandboxMode {
+  if (value === undefined) return 'auto';
+  const mode = SANDBOX_MODES.find((known) => known === value);
+  if (!mode) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: '--sandbox takes auto, required or off',
     });
   }
   return mode;

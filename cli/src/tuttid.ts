@@ -203,6 +203,7 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
         releaseLimits: { maxBytes: args.maxReleaseMb * 1024 * 1024 },
       }),
       credentialStore: args.credentialStore,
+      sandbox: args.sandbox,
       ...(args.oauthClientMetadataUrl && { oauthClientMetadataUrl: args.oauthClientMetadataUrl }),
       repoRoot,
       nodeModules: [join(repoRoot, 'node_modules')],

@@ -79,5 +79,6 @@ export { definePlugin, type PluginHost, type TuttiPlugin } from './plugins/plugi
 // The daemon entry.
 export { type Daemon, type DaemonOptions, startDaemon } from './daemon/daemon.js';
 export type { CredentialStoreMode } from './credentials/select-vault.js';
+export { SANDBOX_MODES, type SandboxMode } from './sandbox/types.js';
 export type { ConnectorStatus } from './runtime/types.js';
 export type { Dashboard } from './dashboard/index.js';

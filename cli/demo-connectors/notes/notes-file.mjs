@@ -1,5 +1,7 @@
 // Storage of the `notes` demo connector: one JSON file, `{ "notes": [...] }`, at
-// $NOTES_FILE, else <tutti home>/data/notes.json (tutti home: $TUTTI_HOME, else ~/.tutti).
+// $NOTES_FILE, else notes.json in the state folder tutti gives the server
+// ($TUTTI_CONNECTOR_STATE_DIR, kept across upgrades and restarts), else (an older tutti)
+// <tutti home>/data/notes.json (tutti home: $TUTTI_HOME, else ~/.tutti).
 // Plain Node 20, no dependencies: the connector runs from an installed release folder that
 // carries no node_modules. Calls run one at a time; a write goes to a temp file renamed
 // over the old one.
@@ -9,7 +11,9 @@ import { dirname, join } from 'node:path';
 
 const file =
   process.env.NOTES_FILE ??
-  join(process.env.TUTTI_HOME ?? join(homedir(), '.tutti'), 'data', 'notes.json');
+  (process.env.TUTTI_CONNECTOR_STATE_DIR
+    ? join(process.env.TUTTI_CONNECTOR_STATE_DIR, 'notes.json')
+    : join(process.env.TUTTI_HOME ?? join(homedir(), '.tutti'), 'data', 'notes.json'));
 
 /** All notes, oldest first; none when the file does not exist yet. */
 async function loadNotes() {

@@ -11,7 +11,13 @@ import { TuttiError } from '../errors/index.js';
 import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorRuntime } from '../runtime/index.js';
-import { type ConnectorStore, checkSecret, createSecret } from '../store/index.js';
+import type { ConnectorSandbox } from '../sandbox/index.js';
+import {
+  type ConnectorStore,
+  checkSecret,
+  createSecret,
+  type InstalledConnector,
+} from '../store/index.js';
 import { absolutePath } from './body-fields.js';
 import { parseBody } from './control-app.js';
 import type { Metrics } from './metrics.js';
@@ -24,6 +30,11 @@ export interface ControlContext {
   readonly metrics: Metrics;
   /** The daemon as the OAuth client of remote connectors: an uninstall revokes their grants. */
   readonly oauth?: Pick<OAuthClients, 'forget'>;
+  /** Isolation of stdio servers: what each asked for, and its state folder (removed at uninstall). */
+  readonly sandbox?: Pick<
+    ConnectorSandbox,
+    'view' | 'forget' | 'mode' | 'platform' | 'unavailable'
+  >;
 }
 
 const installBody = z.object({
@@ -57,6 +68,12 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 }
 
 /** Where `key`'s secrets are kept, when it has any (a key, a token, a sign-in's grant). */
+/** How `connector`'s stdio server runs (docs/sandbox.md), when it has one. */
+function sandboxOf(ctx: ControlContext, connector: InstalledConnector) {
+  const view = ctx.sandbox?.view(connector);
+  return view ? { sandbox: view } : {};
+}
+
 function credentialStoreOf(store: ConnectorStore, key: string) {
   const where = store.credentialStore(key);
   return where ? { credentialStore: where } : {};
@@ -83,11 +100,17 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
           authKind: connector.manifest.auth.kind,
           authReady: await runtime.authReady(connector.key),
           ...credentialStoreOf(store, connector.key),
+          ...sandboxOf(ctx, connector),
           runtime: status ?? null,
         };
       }),
     );
-    return { connectors };
+    const sandbox = ctx.sandbox && {
+      mode: ctx.sandbox.mode,
+      ...(ctx.sandbox.platform && { platform: ctx.sandbox.platform }),
+      ...(ctx.sandbox.unavailable && { unavailable: ctx.sandbox.unavailable }),
+    };
+    return { connectors, ...(sandbox && { sandbox }) };
   });
 
   app.get('/v1/connectors/available', async () => ({
@@ -110,6 +133,7 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
       version: installed.manifest.version,
       revision: installed.revision,
       changed: installed.changed,
+      ...sandboxOf(ctx, installed),
       runtime: status,
       skipped: skipped.map(({ path, code, message }) => ({ path, code, reason: message })),
     };
@@ -141,6 +165,8 @@ export function registerControlEndpoints(app: FastifyInstance, ctx: ControlConte
     await ctx.oauth?.forget(key);
     const change = await store.uninstall(key);
     await reconcile(key);
+    // Its server is stopped: what it kept goes with it.
+    await ctx.sandbox?.forget(key);
     return change;
   });
 

@@ -27,6 +27,7 @@ import {
   type ConnectorRuntime,
   type ConnectorStatus,
 } from '../runtime/index.js';
+import { type ConnectorSandbox, openConnectorSandbox, type SandboxMode } from '../sandbox/index.js';
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import type { CredentialStoreMode } from '../credentials/select-vault.js';
@@ -97,6 +98,12 @@ export interface DaemonOptions {
   readonly credentialStore?: CredentialStoreMode;
   /** A client ID metadata document's https URL, offered to authorization servers (docs/remote-connectors.md). */
   readonly oauthClientMetadataUrl?: string;
+  /**
+   * Isolation of connector stdio servers (docs/sandbox.md). Default `off`, so a daemon
+   * started in-process (tests) runs fixture servers from anywhere; `tuttid` passes its
+   * `--sandbox` (default `auto`).
+   */
+  readonly sandbox?: SandboxMode;
 }
 
 /** A running daemon. */
@@ -114,6 +121,8 @@ export interface Daemon {
   readonly plugins: readonly PluginLoadResult[];
   readonly store: ConnectorStore;
   readonly runtime: ConnectorRuntime;
+  /** Isolation of connector stdio servers, probed at start. */
+  readonly sandbox: ConnectorSandbox;
   readonly supervisor: ProcessSupervisor;
   readonly sessions: AgentSessionHost;
   readonly events: EventHub;
@@ -197,6 +206,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       (error: unknown) =>
         logger.warn({ err: (error as Error)?.message }, 'removing unused releases failed'),
     );
+    const sandbox = await openConnectorSandbox({
+      mode: options.sandbox ?? 'off',
+      home,
+      logger,
+    });
     const registry = createConnectorMCPRegistry();
     const catalog = createConnectorCatalog();
     const tokens = createTokenService();
@@ -250,6 +264,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     cleanups.push(async () => oauth.close());
     const runtime = createConnectorRuntime({
       oauth,
+      sandbox,
       store,
       registry,
       catalog,
@@ -329,7 +344,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       ...(options.controlBodyLimit !== undefined && { bodyLimit: options.controlBodyLimit }),
     });
-    registerControlEndpoints(app, { store, registry, runtime, metrics, oauth });
+    registerControlEndpoints(app, { store, registry, runtime, metrics, oauth, sandbox });
     registerSignInEndpoints(app, { store, runtime, oauth });
     registerSessionEndpoints(app, host);
     registerTurnEndpoints(app, host);
@@ -373,6 +388,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       plugins,
       store,
       runtime,
+      sandbox,
       supervisor,
       sessions: host,
       events,

@@ -308,6 +308,16 @@ export const ERROR_CODES = Object.freeze({
       'Upstream MCP server command "{command}" could not be started: {reason}. Check that the connector\'s command is installed and executable.',
     status: 502,
   },
+  TUTTI_ERR_SANDBOX_UNAVAILABLE: {
+    message:
+      'The MCP server of connector "{key}" was not started: tuttid runs with --sandbox required and cannot isolate it here ({reason}). Install bubblewrap (Debian and Ubuntu: apt install bubblewrap), or start tuttid with --sandbox auto to run servers without isolation where it does not work.',
+    status: 503,
+  },
+  TUTTI_ERR_UPSTREAM_WROTE_RELEASE: {
+    message:
+      'The MCP server of connector "{key}" stopped after it tried to write inside its release folder, which is read-only: have it write to its state folder, named by $TUTTI_CONNECTOR_STATE_DIR (docs/sandbox.md).',
+    status: 502,
+  },
   TUTTI_ERR_UPSTREAM_START_TIMEOUT: {
     message:
       'Upstream MCP server "{target}" did not finish initialize and tools/list within {timeoutMs} ms, so it was stopped: check that the connector starts an MCP server, or raise `mcp.startTimeoutMs` in its manifest (default 30000).',

@@ -4,6 +4,7 @@
  * published file equal to {@link manifestJsonSchema}).
  */
 import { z } from 'zod';
+import { sandboxSchema } from './sandbox-schema.js';
 
 /** File name of the manifest at the root of a connector release. */
 export const MANIFEST_FILE = 'tutti-connector.json';
@@ -96,7 +97,10 @@ export const stdioMcpSchema = z
     args: z
       .array(releasePath('An argument; "./x" is relative to the release.'))
       .default([])
-      .describe('Arguments of the command.'),
+      .describe(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own placeholder
+        'Arguments of the command; "${TUTTI_CONNECTOR_STATE_DIR}" in one becomes its state folder.',
+      ),
     env: z
       .record(
         z
@@ -105,8 +109,12 @@ export const stdioMcpSchema = z
         z.string(),
       )
       .default({})
-      .describe('Extra environment of the server process.'),
+      .describe(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own placeholder
+        'Extra environment of the server process; "${TUTTI_CONNECTOR_STATE_DIR}" in a value becomes its state folder.',
+      ),
     startTimeoutMs,
+    sandbox: sandboxSchema.optional(),
   })
   .strict()
   .describe('A local MCP server spoken to over stdio.');

@@ -13,6 +13,7 @@ import {
   isStdioMcp,
   type RemoteMcp,
 } from './manifest-schema.js';
+import type { SandboxDeclaration } from './sandbox-schema.js';
 
 /** A stdio MCP server with absolute release paths. */
 export interface ResolvedStdioMcp {
@@ -20,6 +21,8 @@ export interface ResolvedStdioMcp {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** Its `sandbox` block, when the manifest declares one. */
+  readonly sandbox?: SandboxDeclaration;
 }
 
 /** A remote MCP endpoint (nothing to resolve; carried for a uniform shape). */
@@ -72,6 +75,7 @@ export function resolveReleasePaths(
       command: resolveReleaseCommand(manifest.mcp.command, root),
       args: paths(manifest.mcp.args),
       env: { ...manifest.mcp.env },
+      ...(manifest.mcp.sandbox && { sandbox: manifest.mcp.sandbox }),
     };
   } else if (manifest.mcp) {
     mcp = { transport: 'http', ...manifest.mcp };

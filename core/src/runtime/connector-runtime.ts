@@ -17,6 +17,7 @@ import {
   type SecretRedactor,
 } from '../process/index.js';
 import type { OAuthClients } from '../oauth/types.js';
+import type { ConnectorSandbox } from '../sandbox/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorSummary, ConnectorCatalog } from '../catalog/index.js';
 import { listShimKeys } from '../shims/index.js';
@@ -46,6 +47,8 @@ export interface ConnectorRuntimeOptions {
   launch?: UpstreamLauncher;
   /** The daemon as the OAuth client of remote connectors that sign in. */
   oauth?: OAuthClients;
+  /** Isolation of stdio servers and their state folders (docs/sandbox.md). */
+  sandbox?: ConnectorSandbox;
   startTimeoutMs?: number;
   backoff?: BackoffOptions;
   /**
@@ -171,6 +174,7 @@ class Runtime implements ConnectorRuntime {
       logger: options.logger,
       launch: options.launch ?? launchUpstream,
       oauth: options.oauth,
+      sandbox: options.sandbox,
       supervisor: options.supervisor,
       startTimeoutMs: options.startTimeoutMs,
       backoff: options.backoff ?? DEFAULT_BACKOFF,

@@ -6,6 +6,7 @@
 import type { ConnectorCatalog } from '../catalog/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { OAuthClients } from '../oauth/types.js';
+import type { ConnectorSandbox } from '../sandbox/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
 import type { ConnectorStore } from '../store/index.js';
 import type { BackoffOptions } from './backoff.js';
@@ -25,6 +26,8 @@ export interface ConnectorServices {
   readonly launch: UpstreamLauncher;
   /** The daemon as the OAuth client of remote connectors that sign in, when it is one. */
   readonly oauth?: OAuthClients | undefined;
+  /** Isolation of stdio servers and their state folders, when the daemon has it. */
+  readonly sandbox?: ConnectorSandbox | undefined;
   readonly supervisor?: ProcessSupervisor | undefined;
   readonly startTimeoutMs?: number | undefined;
   readonly backoff: BackoffOptions;

@@ -229,6 +229,7 @@ export class Connector {
       if (mcp) {
         connection = await services.launch(release, credential, {
           ...(signIn && services.oauth && { auth: services.oauth.transportAuth(signIn) }),
+          ...(services.sandbox && { sandbox: services.sandbox }),
           supervisor: services.supervisor,
           startTimeoutMs: services.startTimeoutMs,
           signal: controller.signal,
@@ -295,6 +296,8 @@ export class Connector {
       if (keepPrevious && installed?.digest === release.digest) {
         failed.pending = { release, reason: detail };
       }
+      // No release starts where isolation is required and does not work: no fallback, no retry.
+      if (isTuttiError(error, 'TUTTI_ERR_SANDBOX_UNAVAILABLE')) return 'failed';
       // Nothing serves: the last release that ran serves while this one is pending.
       if (!keepPrevious && !fallback && (await this.#fallBack(release, entry, detail))) {
         return 'failed';

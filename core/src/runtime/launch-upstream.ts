@@ -5,9 +5,12 @@
  * proxy, CA, locale and temp-folder settings (plus PATH and HOME), under its manifest's env;
  * a remote one is reached through the proxy those settings name.
  */
+import { basename } from 'node:path';
 import type { UpstreamTool } from '../contracts/index.js';
+import { TuttiError } from '../errors/index.js';
 import type { TransportAuth } from '../oauth/types.js';
 import { type ProcessSupervisor, upstreamInheritedEnv } from '../process/index.js';
+import type { ConnectorSandbox } from '../sandbox/index.js';
 import type { Credential, InstalledConnector } from '../store/index.js';
 import {
   openHttpUpstream,
@@ -32,6 +35,12 @@ export interface UpstreamLaunchOptions {
   onExit(info: UpstreamExitInfo): void;
   /** The sign-in that authorizes a remote server's requests (its tokens never leave the daemon). */
   auth?: TransportAuth;
+  /**
+   * The daemon's isolation of stdio servers (docs/sandbox.md): their state folder, their
+   * environment and their sandbox. Without it a stdio server runs in its release folder
+   * with the daemon's proxy, CA, locale and temp settings (runtimes in tests).
+   */
+  sandbox?: ConnectorSandbox;
 }
 
 /** Starts upstream MCP clients; injectable so tests can stand in for processes. */
@@ -63,6 +72,16 @@ export function credentialHeaders(
   return { [auth.header]: `${auth.prefix ?? ''}${credential.secret.reveal()}` };
 }
 
+/** What a crash of a server that wrote into its read-only release adds to its reason. */
+const WROTE_RELEASE =
+  'it tried to write inside its read-only release folder: have it write to its state folder ($TUTTI_CONNECTOR_STATE_DIR)';
+
+/** True when `stderr` reports a write refused (EROFS) and names `releaseDir`. */
+export function wroteInRelease(stderr: string, releaseDir: string): boolean {
+  if (!stderr.includes(releaseDir)) return false;
+  return /EROFS|read-only file system/i.test(stderr);
+}
+
 /**
  * The default launcher: a managed stdio process in its own group, or a Streamable HTTP
  * client. Throws when the connector has no MCP server.
@@ -80,14 +99,44 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
     onExit: options.onExit,
   };
   if (mcp.transport === 'stdio') {
-    return openStdioUpstream({
-      ...common,
-      command: mcp.command,
-      args: mcp.args,
-      env: { ...upstreamInheritedEnv(), ...mcp.env, ...credentialEnv(connector, credential) },
-      cwd: connector.releaseDir,
-      supervisor: options.supervisor,
-    });
+    if (!options.sandbox) {
+      return openStdioUpstream({
+        ...common,
+        command: mcp.command,
+        args: mcp.args,
+        env: { ...upstreamInheritedEnv(), ...mcp.env, ...credentialEnv(connector, credential) },
+        cwd: connector.releaseDir,
+        supervisor: options.supervisor,
+      });
+    }
+    const server = await options.sandbox.prepare(connector, credentialEnv(connector, credential));
+    let stderr: () => string = () => '';
+    try {
+      return await openStdioUpstream({
+        ...common,
+        ...server.launch,
+        target: basename(mcp.command),
+        supervisor: options.supervisor,
+        onStderr: (read) => {
+          stderr = read;
+          options.onStderr?.(read);
+        },
+        onExit: (info) => {
+          const wrote = wroteInRelease(info.stderrTail ?? '', connector.releaseDir);
+          options.onExit(wrote ? { ...info, reason: `${info.reason}; ${WROTE_RELEASE}` } : info);
+        },
+        onGone: () => void server.release(),
+      });
+    } catch (error) {
+      if (wroteInRelease(stderr(), connector.releaseDir)) {
+        throw new TuttiError(
+          'TUTTI_ERR_UPSTREAM_WROTE_RELEASE',
+          { key: connector.key },
+          { cause: error },
+        );
+      }
+      throw error;
+    }
   }
   const fetch = proxyFetch();
   return openHttpUpstream({

@@ -28,6 +28,10 @@ export interface StdioUpstreamOptions extends UpstreamCommonOptions {
   supervisor?: ProcessSupervisor;
   /** Bytes of stderr kept for diagnostics (default 16 KiB). */
   stderrTailBytes?: number;
+  /** Name of the server in errors and logs (default: the command's basename). */
+  target?: string;
+  /** Called once the server's process ended (or could not be spawned): to remove its temp folder. */
+  onGone?: () => void;
 }
 
 /** The environment a stdio upstream gets: `env` plus PATH and HOME when missing. */
@@ -55,14 +59,18 @@ export async function openStdioUpstream(
   options: StdioUpstreamOptions,
 ): Promise<UpstreamConnection> {
   const supervisor = options.supervisor ?? defaultProcessSupervisor();
-  const target = basename(options.command);
-  const transport = new ProcessGroupTransport(supervisor, {
-    command: options.command,
-    args: options.args,
-    env: upstreamEnvironment(options.env),
-    cwd: options.cwd,
-    stderrTailBytes: options.stderrTailBytes,
-  });
+  const target = options.target ?? basename(options.command);
+  const transport = new ProcessGroupTransport(
+    supervisor,
+    {
+      command: options.command,
+      args: options.args,
+      env: upstreamEnvironment(options.env),
+      cwd: options.cwd,
+      stderrTailBytes: options.stderrTailBytes,
+    },
+    options.onGone,
+  );
   const exitInfo = (): UpstreamExitInfo | undefined => {
     const info = transport.exitInfo;
     const failure = transport.failure;

@@ -52,9 +52,13 @@ export class ProcessGroupTransport implements Transport {
   #failure: LineTooLongError | undefined;
   #closedFired = false;
 
-  constructor(supervisor: ProcessSupervisor, spec: SpawnGroupOptions) {
+  readonly #onGone: (() => void) | undefined;
+
+  /** `onGone` is called once the process ended, or its spawn failed. */
+  constructor(supervisor: ProcessSupervisor, spec: SpawnGroupOptions, onGone?: () => void) {
     this.#supervisor = supervisor;
     this.#spec = spec;
+    this.#onGone = onGone;
   }
 
   /** The running process, once started. */
@@ -77,7 +81,10 @@ export class ProcessGroupTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.#process) throw new Error('ProcessGroupTransport already started');
-    const proc = await this.#supervisor.spawn(this.#spec);
+    const proc = await this.#supervisor.spawn(this.#spec).catch((error: unknown) => {
+      this.#onGone?.();
+      throw error;
+    });
     this.#process = proc;
     proc.stdout.on('data', (chunk: Buffer) => {
       try {
@@ -103,6 +110,7 @@ export class ProcessGroupTransport implements Transport {
     void proc.exited.then((info) => {
       this.#exitInfo = info;
       this.#fireClose();
+      this.#onGone?.();
     });
   }
 

@@ -163,6 +163,9 @@ export function launchTuttid(
       ...(args.some((arg) => arg.startsWith('--credential-store'))
         ? []
         : ['--credential-store', 'file']),
+      // Fixture servers run from the test kit's folder, which a sandbox does not give them:
+      // isolation only where a test asks for it (docs/sandbox.md).
+      ...(args.some((arg) => arg.startsWith('--sandbox')) ? [] : ['--sandbox', 'off']),
       ...args,
     ],
     { cwd: ROOT, env: { ...process.env, TUTTI_HOME: '' }, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,0 +1,127 @@
+/**
+ * Linux isolation through the system's bubblewrap (`bwrap`): every namespace unshared (the
+ * network kept only for `network: "host"`), a root of its own holding only the policy's
+ * binds, its own /proc and /dev, a new session, death with the daemon's process, and
+ * `no_new_privs` (bwrap sets it). bwrap is started with the server's environment alone:
+ * `--clearenv` would still leave bwrap's own environment readable at /proc/1/environ
+ * inside. The memory and process limits are set inside by util-linux's `prlimit`, so the
+ * process count is the sandbox's own (in its user namespace), not the user's whole.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findOnPath, systemSymlinks } from './server-policy.js';
+import type { ProcessLaunch, SandboxPlatform, SandboxPolicy, SandboxProbe } from './types.js';
+
+/** Longest the probe's sandboxed `true` may take. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** Options of {@link bubblewrapPlatform}. */
+export interface BubblewrapOptions {
+  /** Where `bwrap` and `prlimit` are looked up (default: the daemon's PATH). */
+  readonly path?: string | undefined;
+}
+
+/** The bwrap arguments of `policy`, before the command. */
+export function bubblewrapArgs(policy: SandboxPolicy, cwd: string): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--new-session'];
+  if (policy.network === 'host') args.push('--share-net');
+  args.push('--proc', '/proc', '--dev', '/dev');
+  const links = new Map(systemSymlinks().map((link) => [link.path, link.target]));
+  for (const mount of policy.mounts) {
+    if (mount.kind === 'hide') {
+      if (mount.folder) args.push('--tmpfs', mount.path, '--remount-ro', mount.path);
+      else args.push('--ro-bind', '/dev/null', mount.path);
+      continue;
+    }
+    const link = links.get(mount.source);
+    if (link !== undefined && mount.source === mount.target) {
+      args.push('--symlink', link, mount.target);
+      continue;
+    }
+    const flag = mount.writable ? '--bind' : '--ro-bind';
+    args.push(mount.optional ? `${flag}-try` : flag, mount.source, mount.target);
+  }
+  args.push('--chdir', cwd);
+  return args;
+}
+
+function run(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env, timeout: PROBE_TIMEOUT_MS }, (error, _stdout, stderr) => {
+      if (!error) resolve(undefined);
+      else resolve(stderr.trim().split('\n')[0] || error.message);
+    });
+  });
+}
+
+/**
+ * The bubblewrap platform: found on PATH, probed once by running `true` in a sandbox
+ * like a server's (no network, limits set).
+ * @example const platform = bubblewrapPlatform(); await platform.probe();
+ */
+export function bubblewrapPlatform(options: BubblewrapOptions = {}): SandboxPlatform {
+  const path = options.path ?? process.env.PATH;
+  const bwrap = findOnPath('bwrap', path);
+  const prlimit = findOnPath('prlimit', path);
+  const wrap = (launch: ProcessLaunch, policy: SandboxPolicy): ProcessLaunch => {
+    if (!bwrap || !prlimit) throw new Error('bubblewrap is not available');
+    const { memoryBytes, processes } = policy.limits;
+    return {
+      command: bwrap,
+      args: [
+        ...bubblewrapArgs(policy, launch.cwd),
+        '--',
+        prlimit,
+        `--data=${memoryBytes}:${memoryBytes}`,
+        `--nproc=${processes}:${processes}`,
+        '--',
+        launch.command,
+        ...launch.args,
+      ],
+      env: launch.env,
+      cwd: launch.cwd,
+    };
+  };
+  return {
+    name: 'bubblewrap',
+    wrap,
+    async probe(): Promise<SandboxProbe> {
+      if (process.platform !== 'linux')
+        return { ok: false, reason: 'bubblewrap runs on Linux only' };
+      if (!bwrap) return { ok: false, reason: 'bwrap (bubblewrap) is not on PATH' };
+      if (!prlimit) return { ok: false, reason: 'prlimit (util-linux) is not on PATH' };
+      const folder = await mkdtemp(join(tmpdir(), 'tutti-sandbox-probe-'));
+      try {
+        const probe = wrap(
+          { command: 'true', args: [], env: { PATH: '/usr/bin:/bin' }, cwd: folder },
+          {
+            mounts: [
+              ...['/usr', '/bin', '/lib', '/lib64'].map((path) => ({
+                kind: 'bind' as const,
+                source: path,
+                target: path,
+                writable: false,
+                optional: true,
+              })),
+              { kind: 'bind', source: folder, target: folder, writable: true },
+            ],
+            network: 'none',
+            limits: { memoryBytes: 256 * 1024 * 1024, processes: 64 },
+          },
+        );
+        const failure = await run(probe.command, [...probe.args], { ...probe.env });
+        return failure === undefined
+          ? { ok: true }
+          : { ok: false, reason: `bubblewrap could not start a sandbox here: ${failure}` };
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
+    },
+  };
+}
