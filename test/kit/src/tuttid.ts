@@ -138,13 +138,15 @@ export interface LaunchOptions {
   readonly json?: boolean;
   /** A command and its arguments to run the daemon under (e.g. `setpriv` dropping capabilities). */
   readonly wrap?: readonly string[];
+  /** Variables set in the daemon's environment, over this process's (e.g. `HOME`, `PATH`). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Spawns `tuttid --json` on `home` with extra args, without waiting for anything. */
 export function launchTuttid(
   home: string,
   args: string[] = [],
-  { json = true, wrap = [] }: LaunchOptions = {},
+  { json = true, wrap = [], env = {} }: LaunchOptions = {},
 ): LaunchedTuttid {
   const [command, ...wrapArgs] = [...wrap, process.execPath];
   const child = spawn(
@@ -168,7 +170,11 @@ export function launchTuttid(
       ...(args.some((arg) => arg.startsWith('--sandbox')) ? [] : ['--sandbox', 'off']),
       ...args,
     ],
-    { cwd: ROOT, env: { ...process.env, TUTTI_HOME: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: ROOT,
+      env: { ...process.env, TUTTI_HOME: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   started.push(child);
   let err = '';
@@ -190,9 +196,17 @@ export function launchTuttid(
 export async function startTuttid(
   home: string,
   args: string[] = [],
-  { until = 'settled', wrap }: { until?: 'ready' | 'settled'; wrap?: readonly string[] } = {},
+  {
+    until = 'settled',
+    wrap,
+    env,
+  }: {
+    until?: 'ready' | 'settled';
+    wrap?: readonly string[];
+    env?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<TuttidProcess> {
-  const launched = launchTuttid(home, args, { ...(wrap && { wrap }) });
+  const launched = launchTuttid(home, args, { ...(wrap && { wrap }), ...(env && { env }) });
   const ready = await launched.ready;
   const reached = until === 'ready' ? ready : ready && (await launched.settled);
   if (!ready || !reached) {
