@@ -119,12 +119,32 @@ export interface ConnectorRuntime {
   readonly mcp?: string;
   readonly cli?: string;
 }
+/** How the daemon isolates connector servers (docs/sandbox.md). */
+export interface DaemonSandbox {
+  readonly mode: 'auto' | 'required' | 'off';
+  /** The platform that isolates servers, when one does. */
+  readonly platform?: string;
+  /** Why servers are not isolated although the mode asks for it. */
+  readonly unavailable?: string;
+}
+/** How one connector's stdio server runs: isolation, what it asked for, its variables' names. */
+export interface SandboxView {
+  readonly isolation: 'isolated' | 'not-isolated' | 'off' | 'refused';
+  readonly platform?: string;
+  readonly profile: 'declared' | 'default';
+  readonly network: 'none' | 'host';
+  readonly home: { readonly read: readonly string[]; readonly write: readonly string[] };
+  readonly env: readonly string[];
+  readonly limits: { readonly memoryMiB: number; readonly processes: number };
+}
 export interface Connector {
   readonly key: string;
   readonly name: string;
   readonly version: string;
   readonly authKind: string;
   readonly authReady: boolean;
+  /** Its stdio server's isolation, when it has one. */
+  readonly sandbox?: SandboxView;
   readonly runtime: ConnectorRuntime | null;
   readonly recentEvents: readonly RuntimeEvent[];
 }

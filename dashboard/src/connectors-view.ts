@@ -1,16 +1,19 @@
 /**
  * The connectors view: one row per installed connector (key, name, the version running
- * and the one pending with why, status with its reason and its server's stderr, tools,
- * interfaces, restarts, recent events counted) and its actions: tools, retry, roll back,
- * sign in (a remote server that wants one: the authorization server's page opens in a new
- * tab, and the row changes once the sign-in is done there), set or clear a credential (write-only: the field is emptied once sent, nothing is shown
- * back), uninstall; above it, install from a release folder. Rows are kept by key and
- * updated in place, so a credential being typed survives a refresh.
+ * and the one pending with why, status with its reason and its server's stderr, its
+ * server's isolation (sandbox-view.ts), tools, interfaces, restarts, recent events
+ * counted) and its actions: tools, retry, roll back, sign in (a remote server that wants
+ * one: the authorization server's page opens in a new tab, and the row changes once the
+ * sign-in is done there), set or clear a credential (write-only: the field is emptied once
+ * sent, nothing is shown back), uninstall; above it, a notice when servers are not
+ * isolated, and install from a release folder. Rows are kept by key and updated in place,
+ * so a credential being typed survives a refresh.
  */
-import { type Connector, call } from './api';
+import { type Connector, call, type DaemonSandbox } from './api';
 import { act } from './act';
 import { signInButton } from './sign-in-button';
 import { h, timeOf } from './dom';
+import { drawIsolation, sandboxNotice } from './sandbox-view';
 
 /** What the view needs from the page. */
 export interface ConnectorsViewHost {
@@ -137,6 +140,7 @@ export function connectorsView(host: ConnectorsViewHost) {
           'Name',
           'Version',
           'Status',
+          'Isolation',
           'Tools',
           'Interfaces',
           'Restarts',
@@ -147,10 +151,12 @@ export function connectorsView(host: ConnectorsViewHost) {
     ),
     body,
   );
+  const notice = h('p', { id: 'sandbox-notice', class: 'sandbox-notice', hidden: true });
   const element = h(
     'section',
     { 'aria-labelledby': 'connectors-title' },
     h('h2', { id: 'connectors-title' }, 'Connectors'),
+    notice,
     install,
     table,
     empty,
@@ -159,7 +165,7 @@ export function connectorsView(host: ConnectorsViewHost) {
   const rowOf = (connector: Connector) => {
     const known = rows.get(connector.key);
     if (known) return known;
-    const cells = Array.from({ length: 8 }, () => h('td'));
+    const cells = Array.from({ length: 9 }, () => h('td'));
     const key = connector.key;
     const secret = h('input', {
       id: `secret-${key}`,
@@ -277,7 +283,11 @@ export function connectorsView(host: ConnectorsViewHost) {
 
   return {
     element,
-    update(connectors: readonly Connector[]) {
+    update(connectors: readonly Connector[], sandbox?: DaemonSandbox) {
+      const said = sandboxNotice(sandbox, connectors);
+      notice.hidden = !said;
+      if (notice.textContent !== (said?.text ?? '')) notice.textContent = said?.text ?? '';
+      if (said) notice.dataset.kind = said.kind;
       const keys = new Set(connectors.map((c) => c.key));
       for (const [key, { row }] of rows) {
         if (!keys.has(key)) {
@@ -335,15 +345,16 @@ function fill(cells: HTMLTableCellElement[], connector: Connector): void {
         ]
       : []),
   );
-  set(4, String(runtime?.toolCount ?? 0));
+  if (cells[4]) drawIsolation(cells[4], connector);
+  set(5, String(runtime?.toolCount ?? 0));
   const faces = [
     runtime?.mcp !== undefined ? `MCP ${runtime.mcp}` : undefined,
     runtime?.cli !== undefined ? `CLI ${runtime.cli}` : undefined,
   ].filter((face): face is string => face !== undefined);
-  set(5, faces.length ? faces.join(', ') : '—');
-  set(6, String(runtime?.restarts ?? 0));
+  set(6, faces.length ? faces.join(', ') : '—');
+  set(7, String(runtime?.restarts ?? 0));
   set(
-    7,
+    8,
     connector.recentEvents.length
       ? h(
           'ul',

@@ -7,6 +7,7 @@ import {
   ApiError,
   type Connector,
   call,
+  type DaemonSandbox,
   login,
   logout,
   type Session,
@@ -42,6 +43,8 @@ const logoutButton = document.getElementById('logout') as HTMLButtonElement;
 const state = {
   view: 'connectors' as View,
   connectors: [] as Connector[],
+  /** How the daemon isolates connector servers, when its answer says. */
+  sandbox: undefined as DaemonSandbox | undefined,
   tools: [] as Tool[],
   sessions: [] as Session[],
   toolsVersion: 0,
@@ -102,7 +105,7 @@ function render(): void {
   }
   const view = state.view;
   if (view === 'connectors') {
-    connectors.update(state.connectors);
+    connectors.update(state.connectors, state.sandbox);
     if (main.firstElementChild !== connectors.element) main.replaceChildren(connectors.element);
     shown = '';
   } else if (view === 'sessions') {
@@ -144,11 +147,17 @@ async function refresh(): Promise<void> {
   const signal = AbortSignal.timeout(REFRESH_TIMEOUT_MS);
   try {
     const [list, tools, sessions] = await Promise.all([
-      call<{ connectors: Connector[] }>('GET', '/connectors', undefined, signal),
+      call<{ connectors: Connector[]; sandbox?: DaemonSandbox }>(
+        'GET',
+        '/connectors',
+        undefined,
+        signal,
+      ),
       call<{ tools: Tool[]; version: number }>('GET', '/tools', undefined, signal),
       call<{ sessions: Session[]; toolsVersion: number }>('GET', '/sessions', undefined, signal),
     ]);
     state.connectors = list.connectors;
+    state.sandbox = list.sandbox;
     state.tools = tools.tools;
     state.sessions = sessions.sessions;
     state.toolsVersion = sessions.toolsVersion;

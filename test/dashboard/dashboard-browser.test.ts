@@ -128,6 +128,56 @@ describe('the dashboard in a browser', () => {
     });
   });
 
+  it("shows each server's isolation, and a notice when servers are not isolated or refused", async () => {
+    // The test daemon runs with --sandbox off: each stdio server says so, with its variables' names.
+    const isolation = row('notes').locator('td').nth(4);
+    await expect.poll(() => isolation.locator('[data-isolation]').textContent(), WAIT).toBe('off');
+    await isolation.getByText('What its server may use').click();
+    expect(await isolation.locator('dl').textContent()).toContain('NetworkhostHome, readnone');
+    expect(await isolation.locator('dd code').allTextContents()).toContain(
+      'TUTTI_CONNECTOR_STATE_DIR',
+    );
+    expect(await row('hello').locator('td').nth(4).textContent()).toBe('—');
+    expect(await page.locator('#sandbox-notice').isHidden()).toBe(true);
+    // The same answer as a daemon where the sandbox does not work would give it.
+    const unavailable = 'bwrap (bubblewrap) is not on PATH';
+    let mode = 'auto';
+    await page.route('**/dashboard/api/connectors', async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      const isolation = mode === 'auto' ? 'not-isolated' : 'refused';
+      for (const connector of body.connectors) {
+        if (connector.sandbox) {
+          connector.sandbox.isolation = isolation;
+          connector.sandbox.home = { read: ['~/Documents'], write: [] };
+        }
+      }
+      await route.fulfill({ response, json: { ...body, sandbox: { mode, unavailable } } });
+    });
+    try {
+      const notice = page.locator('#sandbox-notice');
+      await page.getByRole('button', { name: 'Connectors', exact: true }).click();
+      await expect
+        .poll(() => notice.textContent(), WAIT)
+        .toContain(`no sandbox works here: ${unavailable}`);
+      expect(await notice.isVisible()).toBe(true);
+      expect(await isolation.locator('[data-isolation]').textContent()).toBe('not isolated');
+      // Its detail stayed open across the refresh.
+      expect(await isolation.locator('dl').isVisible()).toBe(true);
+      expect(await isolation.locator('dl').textContent()).toContain('Home, read~/Documents');
+      mode = 'required';
+      await page.getByRole('button', { name: 'Connectors', exact: true }).click();
+      await expect
+        .poll(() => notice.textContent(), WAIT)
+        .toContain(`cannot isolate them here: ${unavailable}`);
+      expect(await isolation.locator('[data-isolation]').textContent()).toBe('refused');
+    } finally {
+      await page.unroute('**/dashboard/api/connectors');
+    }
+    await page.getByRole('button', { name: 'Connectors', exact: true }).click();
+    await expect.poll(() => page.locator('#sandbox-notice').isHidden(), WAIT).toBe(true);
+  });
+
   it('keeps the login code out of every request line and out of the address bar and history', async () => {
     const code = new URL(daemon.ready.dashboardLogin).hash.replace(/^#login=/, '');
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -15,14 +15,16 @@ import { fetchStatus, renderStatus } from './status.js';
 export const OPERATOR_USAGE = {
   status: `Usage: tuttid status [--home DIR] [--json]
 
-Prints each installed connector of the tutti daemon running for the home with its status,
-the reason when it does not work and the last lines its MCP server wrote to stderr, and
-each agent session with its status and why it ended.
+Prints how the tutti daemon running for the home isolates connector servers, each
+installed connector with its status, the reason when it does not work, how its server is
+isolated and the last lines its MCP server wrote to stderr, and each agent session with
+its status and why it ended.
 
 Options:
   --home DIR   tutti home (default: $TUTTI_HOME, else ~/.tutti)
-  --json       print one JSON object: {home, pid, connectors, sessions, restoring}, the
-               connectors and sessions as GET /v1/connectors and GET /v1/sessions list them
+  --json       print one JSON object: {home, pid, sandbox, connectors, sessions,
+               restoring}, the sandbox and connectors as GET /v1/connectors answers them,
+               the sessions as GET /v1/sessions lists them
   -h, --help   print this help and exit
 `,
   dashboard: `Usage: tuttid dashboard [--home DIR] [--json]

@@ -1,12 +1,20 @@
 /**
- * `tuttid status`: what the daemon running for a home says about each installed connector
- * (its status, the reason when it does not work, its server's last stderr lines) and each
- * agent session (its status and why it ended), from `GET /v1/connectors` and
- * `GET /v1/sessions`: what a person would otherwise read with curl and the control token.
+ * `tuttid status`: what the daemon running for a home says about the isolation of connector
+ * servers, each installed connector (its status, the reason when it does not work, how its
+ * server is isolated, its server's last stderr lines) and each agent session (its status
+ * and why it ended), from `GET /v1/connectors` and `GET /v1/sessions`: what a person would
+ * otherwise read with curl and the control token.
  */
 import { TuttiError } from '@tutti/core/client';
 import type { DaemonConnection } from '../daemon-client.js';
 import { printable } from '../printable.js';
+import {
+  type ConnectorSandbox,
+  connectorSandboxLines,
+  type DaemonSandbox,
+  daemonSandboxLine,
+  daemonSandboxOf,
+} from './sandbox.js';
 
 /** One connector as `GET /v1/connectors` lists it (the fields shown here). */
 export interface ConnectorEntry {
@@ -16,6 +24,8 @@ export interface ConnectorEntry {
   readonly authReady?: boolean;
   /** Where its credential (a key, a token, a sign-in's refresh token) is kept, when it has one. */
   readonly credentialStore?: 'keychain' | 'file';
+  /** How its stdio server runs (docs/sandbox.md), when it has one. */
+  readonly sandbox?: ConnectorSandbox;
   readonly runtime: {
     readonly state: string;
     readonly toolCount?: number;
@@ -47,6 +57,8 @@ export interface SessionEntry {
 export interface DaemonStatus {
   readonly home: string;
   readonly pid: number;
+  /** How the daemon isolates connector servers, as `GET /v1/connectors` answers it. */
+  readonly sandbox?: DaemonSandbox;
   /** Every installed connector, as `GET /v1/connectors` answers it. */
   readonly connectors: readonly ConnectorEntry[];
   /** Every agent session, as `GET /v1/sessions` answers it. */
@@ -67,9 +79,11 @@ export async function fetchStatus(home: string, daemon: DaemonConnection): Promi
     daemon.call('GET', '/v1/connectors'),
     daemon.call('GET', '/v1/sessions'),
   ]);
+  const sandbox = daemonSandboxOf(connectors);
   return {
     home,
     pid: daemon.info.pid,
+    ...(sandbox && { sandbox }),
     connectors: listOf<ConnectorEntry>(connectors, 'connectors'),
     sessions: listOf<SessionEntry>(sessions, 'sessions'),
     restoring: (sessions as { restoring?: unknown }).restoring === true,
@@ -137,6 +151,8 @@ function connectorItem(connector: ConnectorEntry): Item {
         : 'a 0600 file of the tutti home';
     details.push(...block('secrets', [`kept in ${where}`]));
   }
+  if (connector.sandbox)
+    details.push(...block('sandbox', connectorSandboxLines(connector.sandbox)));
   if (runtime?.pending) {
     const { version: next, reason: why } = runtime.pending;
     details.push(...block('pending', [`${next ?? 'a new release'}${why ? `: ${why}` : ''}`]));
@@ -157,7 +173,9 @@ function sessionItem(session: SessionEntry): Item {
 
 /** The human form of `status`. */
 export function renderStatus(status: DaemonStatus): string {
-  const lines = [`tuttid is running (pid ${status.pid}) on ${status.home}`, ''];
+  const lines = [`tuttid is running (pid ${status.pid}) on ${status.home}`];
+  if (status.sandbox) lines.push(`sandbox  ${printable(daemonSandboxLine(status.sandbox))}`);
+  lines.push('');
   if (status.connectors.length === 0) {
     lines.push('connectors: none installed');
   } else {
