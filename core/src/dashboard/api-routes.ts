@@ -69,13 +69,18 @@ export function registerApiRoutes(
     const answer = await ask('GET', '/v1/connectors');
     if (answer.statusCode !== 200)
       return reply.code(answer.statusCode).headers(HEADERS).send(answer.json());
-    const { connectors } = answer.json() as { connectors: { key: string }[] };
+    const { connectors, sandbox } = answer.json() as {
+      connectors: { key: string }[];
+      sandbox?: object;
+    };
     const recent = ctx.runtime.events();
     return reply.headers(HEADERS).send({
       connectors: connectors.map((connector) => ({
         ...connector,
         recentEvents: recent.filter((event) => event.key === connector.key).slice(-RECENT_EVENTS),
       })),
+      // How the daemon isolates servers: the page's notice says why they are not.
+      ...(sandbox && { sandbox }),
     });
   });
   api('GET', '/tools', async (_request, reply) => {
