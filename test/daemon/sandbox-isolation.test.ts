@@ -185,11 +185,18 @@ describe('connector servers run isolated', () => {
         },
       }),
     );
-    expect(installed.sandbox.home).toEqual({
+    expect(installed.sandbox.home).toMatchObject({
       read: ['~/notes', '~/keys', '~/.config'],
       write: ['~/site'],
     });
     expect(installed.sandbox.env).toContain('PROBE_PASSED');
+    // The symlink into .ssh was not given, and the view says why.
+    expect(installed.sandbox.home.refused).toEqual([
+      {
+        path: '~/keys',
+        reason: 'it resolves to a folder that holds keys, credentials or browser data',
+      },
+    ]);
     const read = (path: string, write?: string, variable = 'PROBE_PASSED') =>
       probe(daemon, 'declared', { read: path, variable, ...(write && { write }) });
     const notes = await read(join(user, 'notes', 'todo.txt'), join(user, 'notes', 'new.txt'));

@@ -67,13 +67,13 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-/** Where `key`'s secrets are kept, when it has any (a key, a token, a sign-in's grant). */
 /** How `connector`'s stdio server runs (docs/sandbox.md), when it has one. */
 function sandboxOf(ctx: ControlContext, connector: InstalledConnector) {
   const view = ctx.sandbox?.view(connector);
   return view ? { sandbox: view } : {};
 }
 
+/** Where `key`'s secrets are kept, when it has any (a key, a token, a sign-in's grant). */
 function credentialStoreOf(store: ConnectorStore, key: string) {
   const where = store.credentialStore(key);
   return where ? { credentialStore: where } : {};

@@ -69,6 +69,12 @@ export function isProtectedHomePath(path: string): boolean {
   });
 }
 
+/** True when a protected path lies strictly inside home-relative `path` (no `~/`). */
+export function holdsProtectedHomePath(path: string): boolean {
+  const clean = path.replace(/\/+$/, '');
+  return PROTECTED_HOME_PATHS.some((protectedPath) => protectedPath.startsWith(`${clean}/`));
+}
+
 /** A home path: `~/` and a relative path that stays below the home. */
 const homePath = z
   .string()
@@ -127,7 +133,12 @@ export const sandboxSchema = z
           .default([])
           .describe('Paths under the home the server may read ("~/notes").'),
         write: z
-          .array(homePath)
+          .array(
+            homePath.refine((value) => !holdsProtectedHomePath(value.slice(2)), {
+              message:
+                'this folder holds folders of keys, credentials or browser data, so it is never writable: declare the folder below it the server writes to',
+            }),
+          )
           .max(32)
           .default([])
           .describe('Paths under the home the server may read and write ("~/Projects/site").'),

@@ -1,7 +1,7 @@
 /**
  * Linux isolation through the system's bubblewrap (`bwrap`): every namespace unshared (the
  * network kept only for `network: "host"`), a root of its own holding only the policy's
- * binds, its own /proc and /dev, a new session, death with the daemon's process, and
+ * binds, its own /proc and /dev, a session of its own, death with the daemon's process, and
  * `no_new_privs` (bwrap sets it). bwrap is started with the server's environment alone:
  * `--clearenv` would still leave bwrap's own environment readable at /proc/1/environ
  * inside. The memory and process limits are set inside by util-linux's `prlimit`, so the
@@ -25,7 +25,10 @@ export interface BubblewrapOptions {
 
 /** The bwrap arguments of `policy`, before the command. */
 export function bubblewrapArgs(policy: SandboxPolicy, cwd: string): string[] {
-  const args = ['--unshare-all', '--die-with-parent', '--new-session'];
+  // No `--new-session`: the supervisor starts bwrap as the leader of a session of its own
+  // (setsid, no controlling terminal), so nothing inside can reach the daemon's terminal,
+  // and the server stays in the group the supervisor signals.
+  const args = ['--unshare-all', '--die-with-parent'];
   if (policy.network === 'host') args.push('--share-net');
   args.push('--proc', '/proc', '--dev', '/dev');
   const links = new Map(systemSymlinks().map((link) => [link.path, link.target]));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { TuttiError } from '../errors/index.js';
 import type { InstalledConnector } from '../store/index.js';
 import { bubblewrapPlatform } from './bubblewrap.js';
-import { effectiveLimits, serverPolicy } from './server-policy.js';
+import { effectiveLimits, npmLauncherEnv, serverPolicy } from './server-policy.js';
 import { expandStateDir, isolatedServerEnv, plainServerEnv } from './server-env.js';
 import type { ConnectorSandboxView, ProcessLaunch, SandboxMode, SandboxPlatform } from './types.js';
 
@@ -110,6 +110,8 @@ export async function openConnectorSandbox(
     );
   }
   const stateDir = (key: string) => join(home, STATE_FOLDER, key);
+  /** The declared home paths each release's last isolated start did not give, by digest. */
+  const refusals = new Map<string, readonly { path: string; reason: string }[]>();
   const isolation = (): ConnectorSandboxView['isolation'] => {
     if (mode === 'off') return 'off';
     if (platform) return 'isolated';
@@ -151,7 +153,9 @@ export async function openConnectorSandbox(
       if (mcp?.transport !== 'stdio') return undefined;
       const auth = connector.manifest.auth;
       const credential = auth.kind !== 'none' && auth.env ? { [auth.env]: '' } : {};
-      const names = Object.keys(envOf(connector, credential, '')).sort();
+      const launcher = npmLauncherEnv(mcp.command, env, userHome);
+      const names = Object.keys(envOf(connector, credential, '', launcher)).sort();
+      const refused = refusals.get(connector.digest);
       return {
         isolation: isolation(),
         ...(platform && { platform: platform.name }),
@@ -160,6 +164,7 @@ export async function openConnectorSandbox(
         home: {
           read: [...(mcp.sandbox?.filesystem.read ?? [])],
           write: [...(mcp.sandbox?.filesystem.write ?? [])],
+          ...(refused && refused.length > 0 && { refused: refused.map((r) => ({ ...r })) }),
         },
         env: names,
         limits: effectiveLimits(mcp.sandbox),
@@ -200,6 +205,7 @@ export async function openConnectorSandbox(
         userHome,
         daemonHome: home,
       });
+      refusals.set(connector.digest, refused);
       for (const { path, reason } of refused) {
         options.logger?.warn(
           { connector: connector.key, path, reason },

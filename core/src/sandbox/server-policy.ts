@@ -7,6 +7,7 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import {
+  holdsProtectedHomePath,
   isProtectedHomePath,
   PROTECTED_HOME_PATHS,
   type SandboxDeclaration,
@@ -51,6 +52,9 @@ const ETC_ENTRIES = [
   'os-release',
   'mime.types',
 ];
+
+/** Folders of private keys inside the /etc entries above. */
+const ETC_PRIVATE = ['/etc/ssl/private', '/etc/pki/tls/private'];
 
 /** What a policy is made from. */
 export interface ServerPolicyInput {
@@ -105,6 +109,15 @@ function systemBinds(): SandboxBind[] {
   return binds;
 }
 
+/** Private keys among the /etc entries (readable to a daemon run as root): hidden. */
+function systemHides(): SandboxHide[] {
+  return ETC_PRIVATE.filter((path) => existsSync(path)).map((path) => ({
+    kind: 'hide',
+    path,
+    folder: statSync(path).isDirectory(),
+  }));
+}
+
 /** Symlinks among the system folders (merged /usr): kept as symlinks inside. */
 export function systemSymlinks(): { path: string; target: string }[] {
   const links: { path: string; target: string }[] = [];
@@ -134,54 +147,99 @@ export function findOnPath(command: string, path: string | undefined): string | 
   return undefined;
 }
 
+/** The install folder of a file in `<prefix>/bin/`, else its own folder. */
+function prefixOf(file: string): string {
+  const bin = dirname(file);
+  return basename(bin) === 'bin' ? dirname(bin) : bin;
+}
+
 /**
- * The install of the runtime `command` names when it lives outside the system folders
- * (a node under ~/.nvm, /usr/local is inside /usr): the folder above its `bin`.
+ * The installs of the command and of `node` when they live outside the system folders (a
+ * node under ~/.nvm; /usr/local is inside /usr): the folder above the `bin` each is found
+ * in, and above the file it resolves to (nvm's `npx` is a link into npm's package), so a
+ * script's `#!/usr/bin/env node` finds the same node inside. Never the home itself, a
+ * folder holding it or the daemon's home, nor a protected folder.
  */
-function runtimeBind(command: string, env: NodeJS.ProcessEnv): SandboxBind | undefined {
-  const found = findOnPath(command, env.PATH);
-  if (!found) return undefined;
-  const real = realpathOr(found) ?? found;
-  if (SYSTEM_FOLDERS.some((folder) => inside(real, folder))) return undefined;
-  const bin = dirname(real);
-  const prefix = basename(bin) === 'bin' ? dirname(bin) : bin;
-  return { kind: 'bind', source: prefix, target: prefix, writable: false };
+function runtimeBinds(input: ServerPolicyInput, homes: Homes): SandboxBind[] {
+  const prefixes = new Set<string>();
+  for (const name of new Set([input.command, 'node'])) {
+    const found = findOnPath(name, input.daemonEnv.PATH);
+    if (!found) continue;
+    for (const file of [found, realpathOr(found) ?? found]) prefixes.add(prefixOf(file));
+  }
+  const binds: SandboxBind[] = [];
+  for (const prefix of prefixes) {
+    if (SYSTEM_FOLDERS.some((folder) => inside(prefix, folder))) continue;
+    if (inside(homes.user, prefix) || inside(homes.daemon, prefix) || inside(prefix, homes.daemon))
+      continue;
+    if (inside(prefix, homes.user) && isProtectedHomePath(relative(homes.user, prefix))) continue;
+    if ([...prefixes].some((other) => other !== prefix && inside(prefix, other))) continue;
+    binds.push({ kind: 'bind', source: prefix, target: prefix, writable: false });
+  }
+  return binds;
+}
+
+/** The user's and the daemon's homes, resolved (either may be reached through a symlink). */
+interface Homes {
+  readonly user: string;
+  readonly daemon: string;
 }
 
 /** Why `real` (a resolved declared path) may not be given, if it may not. */
-function refusal(real: string, input: ServerPolicyInput): string | undefined {
-  if (real === input.userHome) return 'it is the whole home';
-  if (inside(real, input.daemonHome)) return "it is inside the daemon's home";
-  if (!inside(real, input.userHome)) return 'it resolves to a place outside the home';
-  if (isProtectedHomePath(relative(input.userHome, real))) {
+function refusal(real: string, homes: Homes, writable: boolean): string | undefined {
+  if (real === homes.user) return 'it is the whole home';
+  if (inside(real, homes.daemon)) return "it is inside the daemon's home";
+  if (!inside(real, homes.user)) return 'it resolves to a place outside the home';
+  const path = relative(homes.user, real);
+  if (isProtectedHomePath(path)) {
     return 'it resolves to a folder that holds keys, credentials or browser data';
+  }
+  // Writable, it could create a protected file (a token another program then trusts).
+  if (writable && (holdsProtectedHomePath(path) || inside(homes.daemon, real))) {
+    return "it holds a folder of keys, credentials or browser data, or the daemon's home: declare the folder below it the server writes to";
   }
   return undefined;
 }
 
-/** Protected paths (and the daemon's home) strictly inside `folder`, to hide there. */
-function hiddenInside(folder: string, input: ServerPolicyInput): SandboxHide[] {
+/**
+ * Protected paths (and the daemon's home) strictly inside the declared folder `real`, to
+ * hide where the server sees them: under `target`, the path the folder is mounted at.
+ */
+function hiddenInside(real: string, target: string, homes: Homes): SandboxHide[] {
   const hidden: SandboxHide[] = [];
-  const candidates = [
-    ...PROTECTED_HOME_PATHS.map((p) => join(input.userHome, p)),
-    input.daemonHome,
-  ];
+  const candidates = [...PROTECTED_HOME_PATHS.map((p) => join(homes.user, p)), homes.daemon];
   for (const path of candidates) {
-    if (path === folder || !inside(path, folder)) continue;
+    if (path === real || !inside(path, real)) continue;
     try {
-      hidden.push({ kind: 'hide', path, folder: statSync(path).isDirectory() });
+      const folder = statSync(path).isDirectory();
+      hidden.push({ kind: 'hide', path: join(target, relative(real, path)), folder });
     } catch {
-      // absent: nothing to hide
+      // absent: nothing to hide (and a writable folder holding one is refused)
     }
   }
   return hidden;
 }
 
+/**
+ * The npm settings an isolated `npx` or `npm` server gets (its cache, no update check, no
+ * funding line); empty for another command.
+ */
+export function npmLauncherEnv(
+  command: string,
+  daemonEnv: NodeJS.ProcessEnv,
+  userHome: string,
+): Record<string, string> {
+  const name = basename(command);
+  if (name !== 'npx' && name !== 'npm') return {};
+  const cache = daemonEnv.npm_config_cache ?? join(userHome, '.npm');
+  return { npm_config_cache: cache, npm_config_update_notifier: 'false', npm_config_fund: 'false' };
+}
+
 /** The npm cache of an `npx`/`npm` server: the shared content cache, and a private `_npx`. */
 function npmBinds(input: ServerPolicyInput): { binds: SandboxBind[]; env: Record<string, string> } {
-  const name = basename(input.command);
-  if (name !== 'npx' && name !== 'npm') return { binds: [], env: {} };
-  const cache = input.daemonEnv.npm_config_cache ?? join(input.userHome, '.npm');
+  const env = npmLauncherEnv(input.command, input.daemonEnv, input.userHome);
+  const cache = env.npm_config_cache;
+  if (cache === undefined) return { binds: [], env: {} };
   return {
     binds: [
       {
@@ -198,7 +256,7 @@ function npmBinds(input: ServerPolicyInput): { binds: SandboxBind[]; env: Record
         writable: true,
       },
     ],
-    env: { npm_config_cache: cache, npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+    env,
   };
 }
 
@@ -209,22 +267,28 @@ function npmBinds(input: ServerPolicyInput): { binds: SandboxBind[]; env: Record
  */
 export function serverPolicy(input: ServerPolicyInput): ServerPolicy {
   const declared = input.declared;
-  const mounts: (SandboxBind | SandboxHide)[] = systemBinds();
-  const runtime = runtimeBind(input.command, input.daemonEnv);
-  if (runtime) mounts.push(runtime);
+  const homes: Homes = {
+    user: realpathOr(input.userHome) ?? input.userHome,
+    daemon: realpathOr(input.daemonHome) ?? input.daemonHome,
+  };
+  const mounts: (SandboxBind | SandboxHide)[] = [
+    ...systemBinds(),
+    ...systemHides(),
+    ...runtimeBinds(input, homes),
+  ];
   const refused: { path: string; reason: string }[] = [];
   const hidden: SandboxHide[] = [];
   const home = (writable: boolean) => (path: string) => {
     const absolute = join(input.userHome, path.slice(2));
     const real = realpathOr(absolute);
     if (real === undefined) return; // absent: nothing to give
-    const why = refusal(real, input);
+    const why = refusal(real, homes, writable);
     if (why) {
       refused.push({ path, reason: why });
       return;
     }
     mounts.push({ kind: 'bind', source: real, target: absolute, writable });
-    hidden.push(...hiddenInside(real, input));
+    hidden.push(...hiddenInside(real, absolute, homes));
   };
   declared?.filesystem.read.forEach(home(false));
   declared?.filesystem.write.forEach(home(true));
@@ -236,7 +300,7 @@ export function serverPolicy(input: ServerPolicyInput): ServerPolicy {
       const value = input.daemonEnv[name];
       if (!value || !isAbsolute(value)) continue;
       const real = realpathOr(value);
-      if (real && !inside(real, input.userHome)) {
+      if (real && !inside(real, homes.user)) {
         mounts.push({ kind: 'bind', source: real, target: value, writable: false, optional: true });
       }
     }

@@ -81,8 +81,15 @@ export interface ConnectorSandboxView {
   /** `declared` when its manifest has a `sandbox` block, else `default`. */
   readonly profile: 'declared' | 'default';
   readonly network: 'none' | 'host';
-  /** The home paths it asked for (`~/...`), as declared. */
-  readonly home: { readonly read: readonly string[]; readonly write: readonly string[] };
+  /**
+   * The home paths it asked for (`~/...`), as declared, and those its last isolated start
+   * did not give (a symlink into a protected folder, the daemon's home), with why.
+   */
+  readonly home: {
+    readonly read: readonly string[];
+    readonly write: readonly string[];
+    readonly refused?: readonly { readonly path: string; readonly reason: string }[];
+  };
   /** Names of the environment variables it gets (never their values). */
   readonly env: readonly string[];
   readonly limits: { readonly memoryMiB: number; readonly processes: number };
