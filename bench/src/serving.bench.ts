@@ -68,9 +68,9 @@ interface ServeRun extends FloorRun {
 }
 
 /**
- * Spawns `tuttid --json --log-level info` on a fresh home holding `releases` and resolves
- * with the milliseconds from the spawn until each of `healthy` logged `started`, and the
- * CPU used until then; stops it (and anything it left) before resolving.
+ * Spawns `tuttid --json --sandbox off --log-level info` on a fresh home holding `releases`
+ * and resolves with the milliseconds from the spawn until each of `healthy` logged
+ * `started`, and the CPU used until then; stops it (and anything it left) before resolving.
  */
 async function timeToServe(
   releases: readonly string[],
@@ -81,7 +81,9 @@ async function timeToServe(
   const started = performance.now();
   const group = spawnGroup(
     process.execPath,
-    [TUTTID, '--home', home.home, '--json', '--no-demo', '--log-level', 'info'],
+    // --sandbox off: the fixture servers run from the test kit's folder, which a sandbox
+    // does not give them (docs/sandbox.md).
+    [TUTTID, '--home', home.home, '--json', '--no-demo', '--sandbox', 'off', '--log-level', 'info'],
     { graceMs: 15_000 },
   );
   const { child } = group;

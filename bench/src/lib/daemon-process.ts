@@ -7,6 +7,7 @@
  * left behind. Linux only (reads `/proc`).
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { TUTTID_BIN } from '@tutti/test-kit';
 import { descendantsOf } from '@tutti/test-kit/proc-tree';
 import { type ReadyLine, readTuttidLines, type SettledLine } from '@tutti/test-kit/tuttid';
@@ -59,6 +60,19 @@ export function cpuMs(pid: number): number {
 /** Every live process whose parent chain leads to `root` (not `root` itself). */
 export const descendants = descendantsOf;
 
+/**
+ * True when the `tuttid` at `bin` takes `--sandbox` (issue 31; an older build of an A/B run
+ * refuses the flag).
+ */
+function takesSandbox(bin: string): boolean {
+  if (bin === TUTTID) return true;
+  try {
+    return readFileSync(join(dirname(bin), '../dist/tuttid-args.js'), 'utf8').includes('sandbox');
+  } catch {
+    return false;
+  }
+}
+
 /** A running `tuttid`. */
 export interface Tuttid {
   readonly pid: number;
@@ -76,9 +90,9 @@ export interface Tuttid {
 }
 
 /**
- * Spawns `tuttid --home <home> --json --no-demo` and resolves once it printed its settled
- * line (every connector made its first attempt; `until: 'ready'`: its ready line, printed
- * as soon as its servers listen). `env` is added to its environment (e.g. the CODEX_HOME
+ * Spawns `tuttid --home <home> --json --no-demo --sandbox off` (unless `extraArgs` names a
+ * `--sandbox`) and resolves once it printed its settled line (every connector made its
+ * first attempt; `until: 'ready'`: its ready line, printed as soon as its servers listen). `env` is added to its environment (e.g. the CODEX_HOME
  * its Codex sessions start from); `nodeArgs` go to its Node (e.g. a bench preload); `bin` is
  * another build's `cli/bin/tuttid.js` (A/B runs; default this build's).
  * Rejects (after stopping it) when it exits first or does not get there within `timeoutMs`.
@@ -97,7 +111,20 @@ export async function startTuttid(
   const started = performance.now();
   const group = spawnGroup(
     process.execPath,
-    [...nodeArgs, bin, '--home', home, '--json', '--no-demo', ...extraArgs],
+    [
+      ...nodeArgs,
+      bin,
+      '--home',
+      home,
+      '--json',
+      '--no-demo',
+      // The fixture servers run from the test kit's folder, which a sandbox does not give
+      // them (docs/sandbox.md): isolated only where a bench asks (`extraArgs`).
+      ...(extraArgs.some((arg) => arg.startsWith('--sandbox')) || !takesSandbox(bin)
+        ? []
+        : ['--sandbox', 'off']),
+      ...extraArgs,
+    ],
     { graceMs: 10_000, env },
   );
   const { child, pid } = group;
