@@ -119,6 +119,9 @@ describe('connector servers run isolated', () => {
       limits: { memoryMiB: 2048, processes: 512 },
     });
     expect(installed.sandbox.env).not.toContain('PROBE_SECRET');
+    // `tutti connector available` (and the agents' guidance) shows no paths of it.
+    const available = await daemon.control('GET', '/v1/connectors/available');
+    expect(JSON.stringify(available.body)).not.toMatch(/sandbox|connector-data/);
     expect(installed.sandbox.env).toEqual(
       expect.arrayContaining(['PATH', 'HOME', 'TMPDIR', 'TUTTI_CONNECTOR_STATE_DIR']),
     );
@@ -208,6 +211,20 @@ describe('connector servers run isolated', () => {
     expect((await read(join(user, '.config', 'gh', 'hosts.yml'))).readFile).toBe('ENOENT');
     expect((await read(join(user, 'keys', 'id_test'))).readFile).toBe('ENOENT');
     expect((await read(join(user, '.ssh', 'id_test'))).readFile).toBe('ENOENT');
+  });
+
+  it('a server that writes into its release as it starts fails with the error that names the state folder', async () => {
+    const user = await userHome();
+    const { daemon } = await start(user, 'required');
+    const installed = await install(
+      daemon,
+      await probeRelease('writer', { env: { PROBE_WRITE_AT_START: '1' } }),
+    );
+    expect(installed.runtime.state).toBe('failed');
+    expect(installed.runtime.lastError).toBe(
+      'The MCP server of connector "writer" stopped after it tried to write inside its release folder, which is read-only: have it write to its state folder, named by $TUTTI_CONNECTOR_STATE_DIR (docs/sandbox.md).',
+    );
+    expect(installed.runtime.stderr.join('\n')).toContain('EROFS');
   });
 
   it("with --sandbox off the same server reads the user's home (isolation is what kept it out) and still runs in its state folder", async () => {
