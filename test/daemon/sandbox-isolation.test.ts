@@ -144,6 +144,7 @@ describe('connector servers run isolated', () => {
       variable: 'absent',
       firstEnviron: 'absent',
       noNewPrivs: '1',
+      seccomp: '2',
     });
     // What it wrote beside its state folder or in the user's home landed nowhere real.
     expect(existsSync(join(home, 'connector-data', 'escaped.txt'))).toBe(false);

@@ -5,6 +5,7 @@
  * included) with SIGTERM then SIGKILL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +35,11 @@ export interface SpawnGroupOptions {
   cwd?: string;
   /** Bytes of stderr kept for diagnostics (default 16 KiB). */
   stderrTailBytes?: number;
+  /**
+   * Files the child gets open for reading as its descriptors 3, 4, ... (bwrap's
+   * `--seccomp 3`); opened at the spawn and closed here once it started.
+   */
+  files?: readonly string[];
 }
 
 /** Options of {@link ProcessSupervisor.adopt}. */
@@ -177,14 +183,21 @@ export function createProcessSupervisor(options: ProcessSupervisorOptions = {}):
   async function spawnGroup(spec: SpawnGroupOptions): Promise<SupervisedProcess> {
     scopes += 1;
     const scope = `${scopePrefix}.${scopes}`;
-    const child = spawn(spec.command, [...(spec.args ?? [])], {
-      detached: true,
-      // The marker that finds the tree's processes again after they left the group.
-      env: { ...spec.env, [SCOPE_ENV]: scope },
-      cwd: spec.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      shell: false,
-    });
+    const files = (spec.files ?? []).map((path) => openSync(path, 'r'));
+    let child: ChildProcess;
+    try {
+      child = spawn(spec.command, [...(spec.args ?? [])], {
+        detached: true,
+        // The marker that finds the tree's processes again after they left the group.
+        env: { ...spec.env, [SCOPE_ENV]: scope },
+        cwd: spec.cwd,
+        stdio: ['pipe', 'pipe', 'pipe', ...files],
+        shell: false,
+      });
+    } finally {
+      // The child holds its own copies once spawn returned.
+      for (const fd of files) closeSync(fd);
+    }
     // Register before anything can yield, so a daemon SIGKILL right now still reaps it.
     const group = child.pid === undefined ? undefined : adopt(child, {}, scope);
     await new Promise<void>((resolve, reject) => {

@@ -7,10 +7,12 @@
  * inside. The memory and process limits are set inside by util-linux's `prlimit`, so the
  * process count is the sandbox's own (in its user namespace), not the user's whole.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seccompProgram } from './seccomp.js';
 import { findOnPath, systemSymlinks } from './server-policy.js';
 import type { ProcessLaunch, SandboxPlatform, SandboxPolicy, SandboxProbe } from './types.js';
 
@@ -21,6 +23,11 @@ const PROBE_TIMEOUT_MS = 10_000;
 export interface BubblewrapOptions {
   /** Where `bwrap` and `prlimit` are looked up (default: the daemon's PATH). */
   readonly path?: string | undefined;
+  /**
+   * A private folder (the daemon's home's `tmp/`) where the probe writes the seccomp
+   * program (seccomp.ts) bwrap reads; without it servers run without the filter.
+   */
+  readonly workDir?: string | undefined;
 }
 
 /** The bwrap arguments of `policy`, before the command. */
@@ -50,17 +57,35 @@ export function bubblewrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   return args;
 }
 
-function run(
-  file: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<string | undefined> {
+/** Runs `launch` to its end: undefined when it exited 0, else bwrap's first stderr line. */
+function run(launch: ProcessLaunch): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(file, args, { env, timeout: PROBE_TIMEOUT_MS }, (error, _stdout, stderr) => {
-      if (!error) resolve(undefined);
-      else resolve(stderr.trim().split('\n')[0] || error.message);
-    });
+    const files = (launch.files ?? []).map((path) => openSync(path, 'r'));
+    let stderr = '';
+    try {
+      const child = spawn(launch.command, [...launch.args], {
+        env: { ...launch.env },
+        cwd: launch.cwd,
+        stdio: ['ignore', 'ignore', 'pipe', ...files],
+        timeout: PROBE_TIMEOUT_MS,
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.once('error', (error) => resolve(error.message));
+      child.once('close', (code, signal) => {
+        if (code === 0) resolve(undefined);
+        else resolve(stderr.trim().split('\n')[0] || `exit ${code ?? signal}`);
+      });
+    } finally {
+      for (const fd of files) closeSync(fd);
+    }
   });
+}
+
+/** `args` without a leading `--seccomp 3`. */
+function withoutSeccomp(args: readonly string[]): string[] {
+  return args[0] === '--seccomp' ? args.slice(2) : [...args];
 }
 
 /**
@@ -72,12 +97,16 @@ export function bubblewrapPlatform(options: BubblewrapOptions = {}): SandboxPlat
   const path = options.path ?? process.env.PATH;
   const bwrap = findOnPath('bwrap', path);
   const prlimit = findOnPath('prlimit', path);
+  /** The seccomp program's file, once the probe wrote it and the kernel took it. */
+  let seccomp: string | undefined;
   const wrap = (launch: ProcessLaunch, policy: SandboxPolicy): ProcessLaunch => {
     if (!bwrap || !prlimit) throw new Error('bubblewrap is not available');
     const { memoryBytes, processes } = policy.limits;
     return {
       command: bwrap,
       args: [
+        // The program is the child's descriptor 3 (the supervisor opens `files` there).
+        ...(seccomp ? ['--seccomp', '3'] : []),
         ...bubblewrapArgs(policy, launch.cwd),
         '--',
         prlimit,
@@ -89,6 +118,7 @@ export function bubblewrapPlatform(options: BubblewrapOptions = {}): SandboxPlat
       ],
       env: launch.env,
       cwd: launch.cwd,
+      ...(seccomp && { files: [seccomp] }),
     };
   };
   return {
@@ -99,9 +129,15 @@ export function bubblewrapPlatform(options: BubblewrapOptions = {}): SandboxPlat
         return { ok: false, reason: 'bubblewrap runs on Linux only' };
       if (!bwrap) return { ok: false, reason: 'bwrap (bubblewrap) is not on PATH' };
       if (!prlimit) return { ok: false, reason: 'prlimit (util-linux) is not on PATH' };
+      const program = seccompProgram();
+      if (program && options.workDir) {
+        await mkdir(options.workDir, { recursive: true, mode: 0o700 });
+        seccomp = join(options.workDir, `seccomp-${process.arch}.bpf`);
+        await writeFile(seccomp, program, { mode: 0o600 });
+      }
       const folder = await mkdtemp(join(tmpdir(), 'tutti-sandbox-probe-'));
-      try {
-        const probe = wrap(
+      const trial = () =>
+        wrap(
           { command: 'true', args: [], env: { PATH: '/usr/bin:/bin' }, cwd: folder },
           {
             mounts: [
@@ -118,10 +154,18 @@ export function bubblewrapPlatform(options: BubblewrapOptions = {}): SandboxPlat
             limits: { memoryBytes: 256 * 1024 * 1024, processes: 64 },
           },
         );
-        const failure = await run(probe.command, [...probe.args], { ...probe.env });
-        return failure === undefined
-          ? { ok: true }
-          : { ok: false, reason: `bubblewrap could not start a sandbox here: ${failure}` };
+      try {
+        const failure = await run(trial());
+        if (failure === undefined) return { ok: true };
+        if (
+          seccomp &&
+          (await run({ ...trial(), args: withoutSeccomp(trial().args) })) === undefined
+        ) {
+          // The kernel refused the filter, not the sandbox: isolate without it.
+          seccomp = undefined;
+          return { ok: true, warning: `the seccomp filter was not taken (${failure})` };
+        }
+        return { ok: false, reason: `bubblewrap could not start a sandbox here: ${failure}` };
       } finally {
         await rm(folder, { recursive: true, force: true });
       }

@@ -88,10 +88,17 @@ export async function openConnectorSandbox(
   let platform: SandboxPlatform | undefined;
   let unavailable: string | undefined;
   if (mode !== 'off') {
-    const candidate = options.platform ?? bubblewrapPlatform({ path: env.PATH });
+    const candidate =
+      options.platform ?? bubblewrapPlatform({ path: env.PATH, workDir: join(home, 'tmp') });
     const probe = await candidate.probe();
     if (probe.ok) platform = candidate;
     else unavailable = probe.reason;
+    if (probe.ok && probe.warning) {
+      options.logger?.warn(
+        { sandbox: mode },
+        `connector servers run isolated, but ${probe.warning}`,
+      );
+    }
   }
   if (unavailable && mode === 'auto') {
     options.logger?.warn(

@@ -16,6 +16,8 @@ export interface ProcessLaunch {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
+  /** Files it gets open for reading as descriptors 3, 4, ... (bwrap's seccomp program). */
+  readonly files?: readonly string[];
 }
 
 /** One folder or file made visible inside the sandbox. */
@@ -48,7 +50,11 @@ export interface SandboxPolicy {
 
 /** What a platform's probe found. */
 export type SandboxProbe =
-  | { readonly ok: true }
+  | {
+      readonly ok: true;
+      /** A hardening that could not be had here (the seccomp filter), in a sentence. */
+      readonly warning?: string;
+    }
   | {
       /** Why servers cannot be isolated here, in a sentence (no secret, no path of the user's). */
       readonly ok: false;

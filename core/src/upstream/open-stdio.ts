@@ -28,6 +28,8 @@ export interface StdioUpstreamOptions extends UpstreamCommonOptions {
   supervisor?: ProcessSupervisor;
   /** Bytes of stderr kept for diagnostics (default 16 KiB). */
   stderrTailBytes?: number;
+  /** Files the process gets open for reading as its descriptors 3, 4, ... */
+  files?: readonly string[];
   /** Name of the server in errors and logs (default: the command's basename). */
   target?: string;
   /** Called once the server's process ended (or could not be spawned): to remove its temp folder. */
@@ -68,6 +70,7 @@ export async function openStdioUpstream(
       env: upstreamEnvironment(options.env),
       cwd: options.cwd,
       stderrTailBytes: options.stderrTailBytes,
+      ...(options.files && { files: options.files }),
     },
     options.onGone,
   );
