@@ -135,46 +135,89 @@ export function findOnPath(command: string, path: string | undefined): string | 
 }
 
 /**
- * The install of the runtime `command` names when it lives outside the system folders
- * (a node under ~/.nvm, /usr/local is inside /usr): the folder above its `bin`.
+ * The paths never given, as they really are: the user's and the daemon's homes resolved,
+ * and the real paths of the protected paths that exist (one may be a symlink into a
+ * folder a server is given) and of the daemon's home.
  */
-function runtimeBind(command: string, env: NodeJS.ProcessEnv): SandboxBind | undefined {
+interface Guarded {
+  readonly userHome: string;
+  readonly daemonHome: string;
+  readonly reals: readonly string[];
+}
+
+function guarded(input: ServerPolicyInput): Guarded {
+  const userHome = realpathOr(input.userHome) ?? input.userHome;
+  const daemonHome = realpathOr(input.daemonHome) ?? input.daemonHome;
+  const reals = new Set([daemonHome]);
+  for (const path of PROTECTED_HOME_PATHS) {
+    const real = realpathOr(join(input.userHome, path));
+    if (real !== undefined) reals.add(real);
+  }
+  return { userHome, daemonHome, reals: [...reals] };
+}
+
+/** Why real path `real` is never given (declared, or a runtime's folder), if it is not. */
+function withheld(real: string, guard: Guarded): string | undefined {
+  if (real === guard.userHome) return 'it is the whole home';
+  if (inside(real, guard.daemonHome)) return "it is inside the daemon's home";
+  if (
+    (inside(real, guard.userHome) && isProtectedHomePath(relative(guard.userHome, real))) ||
+    guard.reals.some((path) => inside(real, path))
+  ) {
+    return 'it resolves to a folder that holds keys, credentials or browser data';
+  }
+  return undefined;
+}
+
+/** Why `real` (a resolved declared path) may not be given, if it may not. */
+function refusal(real: string, guard: Guarded): string | undefined {
+  const why = withheld(real, guard);
+  if (why) return why;
+  if (!inside(real, guard.userHome)) return 'it resolves to a place outside the home';
+  return undefined;
+}
+
+/**
+ * Protected paths (and the daemon's home) strictly inside real folder `real`, to hide
+ * where the server sees them: under `target`, where `real` is bound.
+ */
+function hiddenInside(real: string, target: string, guard: Guarded): SandboxHide[] {
+  const hidden: SandboxHide[] = [];
+  for (const path of guard.reals) {
+    if (path === real || !inside(path, real)) continue;
+    try {
+      const folder = statSync(path).isDirectory();
+      hidden.push({ kind: 'hide', path: join(target, relative(real, path)), folder });
+    } catch {
+      // absent: nothing to hide
+    }
+  }
+  return hidden;
+}
+
+/**
+ * The install of the runtime `command` names when it lives outside the system folders
+ * (a node under ~/.nvm, /usr/local is inside /usr): the folder above its `bin`, or that
+ * `bin` alone when the folder above is never given (a command in ~/bin); protected paths
+ * inside it are hidden.
+ */
+function runtimeBind(
+  command: string,
+  env: NodeJS.ProcessEnv,
+  guard: Guarded,
+): { bind: SandboxBind; hidden: SandboxHide[] } | undefined {
   const found = findOnPath(command, env.PATH);
   if (!found) return undefined;
   const real = realpathOr(found) ?? found;
   if (SYSTEM_FOLDERS.some((folder) => inside(real, folder))) return undefined;
   const bin = dirname(real);
   const prefix = basename(bin) === 'bin' ? dirname(bin) : bin;
-  return { kind: 'bind', source: prefix, target: prefix, writable: false };
-}
-
-/** Why `real` (a resolved declared path) may not be given, if it may not. */
-function refusal(real: string, input: ServerPolicyInput): string | undefined {
-  if (real === input.userHome) return 'it is the whole home';
-  if (inside(real, input.daemonHome)) return "it is inside the daemon's home";
-  if (!inside(real, input.userHome)) return 'it resolves to a place outside the home';
-  if (isProtectedHomePath(relative(input.userHome, real))) {
-    return 'it resolves to a folder that holds keys, credentials or browser data';
-  }
-  return undefined;
-}
-
-/** Protected paths (and the daemon's home) strictly inside `folder`, to hide there. */
-function hiddenInside(folder: string, input: ServerPolicyInput): SandboxHide[] {
-  const hidden: SandboxHide[] = [];
-  const candidates = [
-    ...PROTECTED_HOME_PATHS.map((p) => join(input.userHome, p)),
-    input.daemonHome,
-  ];
-  for (const path of candidates) {
-    if (path === folder || !inside(path, folder)) continue;
-    try {
-      hidden.push({ kind: 'hide', path, folder: statSync(path).isDirectory() });
-    } catch {
-      // absent: nothing to hide
-    }
-  }
-  return hidden;
+  const folder = [prefix, bin].find((candidate) => withheld(candidate, guard) === undefined);
+  if (folder === undefined) return undefined;
+  return {
+    bind: { kind: 'bind', source: folder, target: folder, writable: false },
+    hidden: hiddenInside(folder, folder, guard),
+  };
 }
 
 /** The npm cache of an `npx`/`npm` server: the shared content cache, and a private `_npx`. */
@@ -209,26 +252,31 @@ function npmBinds(input: ServerPolicyInput): { binds: SandboxBind[]; env: Record
  */
 export function serverPolicy(input: ServerPolicyInput): ServerPolicy {
   const declared = input.declared;
+  const guard = guarded(input);
   const mounts: (SandboxBind | SandboxHide)[] = systemBinds();
-  const runtime = runtimeBind(input.command, input.daemonEnv);
-  if (runtime) mounts.push(runtime);
   const refused: { path: string; reason: string }[] = [];
   const hidden: SandboxHide[] = [];
+  const runtime = runtimeBind(input.command, input.daemonEnv, guard);
+  if (runtime) {
+    mounts.push(runtime.bind);
+    hidden.push(...runtime.hidden);
+  }
   const home = (writable: boolean) => (path: string) => {
     const absolute = join(input.userHome, path.slice(2));
     const real = realpathOr(absolute);
     if (real === undefined) return; // absent: nothing to give
-    const why = refusal(real, input);
+    const why = refusal(real, guard);
     if (why) {
       refused.push({ path, reason: why });
       return;
     }
     mounts.push({ kind: 'bind', source: real, target: absolute, writable });
-    hidden.push(...hiddenInside(real, input));
+    hidden.push(...hiddenInside(real, absolute, guard));
   };
   declared?.filesystem.read.forEach(home(false));
   declared?.filesystem.write.forEach(home(true));
-  // After every declared folder, so a hidden path stays hidden whichever folder holds it.
+  // After every declared folder and the runtime's, so a hidden path stays hidden whichever
+  // folder holds it.
   mounts.push(...hidden);
   const network = declared?.network ?? 'host';
   if (network === 'host') {
@@ -236,7 +284,7 @@ export function serverPolicy(input: ServerPolicyInput): ServerPolicy {
       const value = input.daemonEnv[name];
       if (!value || !isAbsolute(value)) continue;
       const real = realpathOr(value);
-      if (real && !inside(real, input.userHome)) {
+      if (real && !inside(real, guard.userHome)) {
         mounts.push({ kind: 'bind', source: real, target: value, writable: false, optional: true });
       }
     }
