@@ -61,9 +61,12 @@ export const PROTECTED_HOME_PATHS: readonly string[] = Object.freeze([
   'Library/Safari',
 ]);
 
-/** True when home-relative `path` (no `~/`) is a protected path or inside one. */
+/**
+ * True when home-relative `path` (no `~/`) is a protected path or inside one. Repeated,
+ * leading and trailing slashes do not matter (`/.ssh` and `.config//gh` are protected).
+ */
 export function isProtectedHomePath(path: string): boolean {
-  const clean = path.replace(/\/+$/, '');
+  const clean = path.replace(/\/{2,}/g, '/').replace(/^\/|\/$/g, '');
   return PROTECTED_HOME_PATHS.some((protectedPath) => {
     return clean === protectedPath || clean.startsWith(`${protectedPath}/`);
   });
@@ -71,7 +74,7 @@ export function isProtectedHomePath(path: string): boolean {
 
 /** True when a protected path lies strictly inside home-relative `path` (no `~/`). */
 export function holdsProtectedHomePath(path: string): boolean {
-  const clean = path.replace(/\/+$/, '');
+  const clean = path.replace(/\/{2,}/g, '/').replace(/^\/|\/$/g, '');
   return PROTECTED_HOME_PATHS.some((protectedPath) => protectedPath.startsWith(`${clean}/`));
 }
 

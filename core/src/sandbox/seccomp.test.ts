@@ -18,7 +18,7 @@ function evaluate(program: Buffer, call: { nr: number; arch: number; args?: numb
   const data = Buffer.alloc(64);
   data.writeInt32LE(call.nr, 0);
   data.writeUInt32LE(call.arch, 4);
-  (call.args ?? []).forEach((arg, i) => data.writeUInt32LE(arg >>> 0, 16 + i * 8));
+  for (const [i, arg] of (call.args ?? []).entries()) data.writeUInt32LE(arg >>> 0, 16 + i * 8);
   let a = 0;
   for (let pc = 0, steps = 0; pc * 8 < program.length && steps < 1000; pc++, steps++) {
     const code = program.readUInt16LE(pc * 8);

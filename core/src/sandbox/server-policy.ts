@@ -147,6 +147,75 @@ export function findOnPath(command: string, path: string | undefined): string | 
   return undefined;
 }
 
+/**
+ * The paths never given, as they really are: the user's and the daemon's homes resolved,
+ * and the real paths of the protected paths that exist (one may be a symlink into a
+ * folder a server is given) and of the daemon's home.
+ */
+interface Guarded {
+  readonly userHome: string;
+  readonly daemonHome: string;
+  readonly reals: readonly string[];
+}
+
+function guarded(input: ServerPolicyInput): Guarded {
+  const userHome = realpathOr(input.userHome) ?? input.userHome;
+  const daemonHome = realpathOr(input.daemonHome) ?? input.daemonHome;
+  const reals = new Set([daemonHome]);
+  for (const path of PROTECTED_HOME_PATHS) {
+    const real = realpathOr(join(input.userHome, path));
+    if (real !== undefined) reals.add(real);
+  }
+  return { userHome, daemonHome, reals: [...reals] };
+}
+
+/** Why real path `real` is never given (declared, or a runtime's folder), if it is not. */
+function withheld(real: string, guard: Guarded): string | undefined {
+  if (real === guard.userHome) return 'it is the whole home';
+  if (inside(guard.userHome, real)) return 'it holds the whole home';
+  if (inside(real, guard.daemonHome)) return "it is inside the daemon's home";
+  if (
+    (inside(real, guard.userHome) && isProtectedHomePath(relative(guard.userHome, real))) ||
+    guard.reals.some((path) => inside(real, path))
+  ) {
+    return 'it resolves to a folder that holds keys, credentials or browser data';
+  }
+  return undefined;
+}
+
+/** Why `real` (a resolved declared path) may not be given, if it may not. */
+function refusal(real: string, guard: Guarded, writable: boolean): string | undefined {
+  const why = withheld(real, guard);
+  if (why) return why;
+  if (!inside(real, guard.userHome)) return 'it resolves to a place outside the home';
+  // Writable, it could make a protected file (a token another program then trusts).
+  const holds =
+    holdsProtectedHomePath(relative(guard.userHome, real)) ||
+    guard.reals.some((path) => path !== real && inside(path, real));
+  if (writable && holds) {
+    return "it holds a folder of keys, credentials or browser data, or the daemon's home: declare the folder below it the server writes to";
+  }
+  return undefined;
+}
+
+/**
+ * Protected paths (and the daemon's home) strictly inside real folder `real`, to hide
+ * where the server sees them: under `target`, where `real` is bound.
+ */
+function hiddenInside(real: string, target: string, guard: Guarded): SandboxHide[] {
+  const hidden: SandboxHide[] = [];
+  for (const path of guard.reals) {
+    if (path === real || !inside(path, real)) continue;
+    try {
+      const folder = statSync(path).isDirectory();
+      hidden.push({ kind: 'hide', path: join(target, relative(real, path)), folder });
+    } catch {
+      // absent: nothing to hide
+    }
+  }
+  return hidden;
+}
+
 /** The install folder of a file in `<prefix>/bin/`, else its own folder. */
 function prefixOf(file: string): string {
   const bin = dirname(file);
@@ -157,67 +226,34 @@ function prefixOf(file: string): string {
  * The installs of the command and of `node` when they live outside the system folders (a
  * node under ~/.nvm; /usr/local is inside /usr): the folder above the `bin` each is found
  * in, and above the file it resolves to (nvm's `npx` is a link into npm's package), so a
- * script's `#!/usr/bin/env node` finds the same node inside. Never the home itself, a
- * folder holding it or the daemon's home, nor a protected folder.
+ * script's `#!/usr/bin/env node` finds the same node inside. Where that folder is never
+ * given (a command in ~/bin: the folder above is the home), the `bin` alone, or nothing;
+ * protected paths inside what is bound are hidden.
  */
-function runtimeBinds(input: ServerPolicyInput, homes: Homes): SandboxBind[] {
-  const prefixes = new Set<string>();
+function runtimeBinds(
+  input: ServerPolicyInput,
+  guard: Guarded,
+): { binds: SandboxBind[]; hidden: SandboxHide[] } {
+  const folders = new Set<string>();
   for (const name of new Set([input.command, 'node'])) {
     const found = findOnPath(name, input.daemonEnv.PATH);
     if (!found) continue;
-    for (const file of [found, realpathOr(found) ?? found]) prefixes.add(prefixOf(file));
-  }
-  const binds: SandboxBind[] = [];
-  for (const prefix of prefixes) {
-    if (SYSTEM_FOLDERS.some((folder) => inside(prefix, folder))) continue;
-    if (inside(homes.user, prefix) || inside(homes.daemon, prefix) || inside(prefix, homes.daemon))
-      continue;
-    if (inside(prefix, homes.user) && isProtectedHomePath(relative(homes.user, prefix))) continue;
-    if ([...prefixes].some((other) => other !== prefix && inside(prefix, other))) continue;
-    binds.push({ kind: 'bind', source: prefix, target: prefix, writable: false });
-  }
-  return binds;
-}
-
-/** The user's and the daemon's homes, resolved (either may be reached through a symlink). */
-interface Homes {
-  readonly user: string;
-  readonly daemon: string;
-}
-
-/** Why `real` (a resolved declared path) may not be given, if it may not. */
-function refusal(real: string, homes: Homes, writable: boolean): string | undefined {
-  if (real === homes.user) return 'it is the whole home';
-  if (inside(real, homes.daemon)) return "it is inside the daemon's home";
-  if (!inside(real, homes.user)) return 'it resolves to a place outside the home';
-  const path = relative(homes.user, real);
-  if (isProtectedHomePath(path)) {
-    return 'it resolves to a folder that holds keys, credentials or browser data';
-  }
-  // Writable, it could create a protected file (a token another program then trusts).
-  if (writable && (holdsProtectedHomePath(path) || inside(homes.daemon, real))) {
-    return "it holds a folder of keys, credentials or browser data, or the daemon's home: declare the folder below it the server writes to";
-  }
-  return undefined;
-}
-
-/**
- * Protected paths (and the daemon's home) strictly inside the declared folder `real`, to
- * hide where the server sees them: under `target`, the path the folder is mounted at.
- */
-function hiddenInside(real: string, target: string, homes: Homes): SandboxHide[] {
-  const hidden: SandboxHide[] = [];
-  const candidates = [...PROTECTED_HOME_PATHS.map((p) => join(homes.user, p)), homes.daemon];
-  for (const path of candidates) {
-    if (path === real || !inside(path, real)) continue;
-    try {
-      const folder = statSync(path).isDirectory();
-      hidden.push({ kind: 'hide', path: join(target, relative(real, path)), folder });
-    } catch {
-      // absent: nothing to hide (and a writable folder holding one is refused)
+    for (const file of new Set([found, realpathOr(found) ?? found])) {
+      const real = realpathOr(dirname(file)) ?? dirname(file);
+      if (SYSTEM_FOLDERS.some((folder) => inside(real, folder))) continue;
+      const prefix = realpathOr(prefixOf(file)) ?? prefixOf(file);
+      const folder = [prefix, real].find((candidate) => withheld(candidate, guard) === undefined);
+      if (folder !== undefined) folders.add(folder);
     }
   }
-  return hidden;
+  const binds: SandboxBind[] = [];
+  const hidden: SandboxHide[] = [];
+  for (const folder of folders) {
+    if ([...folders].some((other) => other !== folder && inside(folder, other))) continue;
+    binds.push({ kind: 'bind', source: folder, target: folder, writable: false });
+    hidden.push(...hiddenInside(folder, folder, guard));
+  }
+  return { binds, hidden };
 }
 
 /**
@@ -267,32 +303,31 @@ function npmBinds(input: ServerPolicyInput): { binds: SandboxBind[]; env: Record
  */
 export function serverPolicy(input: ServerPolicyInput): ServerPolicy {
   const declared = input.declared;
-  const homes: Homes = {
-    user: realpathOr(input.userHome) ?? input.userHome,
-    daemon: realpathOr(input.daemonHome) ?? input.daemonHome,
-  };
+  const guard = guarded(input);
+  const runtime = runtimeBinds(input, guard);
   const mounts: (SandboxBind | SandboxHide)[] = [
     ...systemBinds(),
     ...systemHides(),
-    ...runtimeBinds(input, homes),
+    ...runtime.binds,
   ];
   const refused: { path: string; reason: string }[] = [];
-  const hidden: SandboxHide[] = [];
+  const hidden: SandboxHide[] = [...runtime.hidden];
   const home = (writable: boolean) => (path: string) => {
     const absolute = join(input.userHome, path.slice(2));
     const real = realpathOr(absolute);
     if (real === undefined) return; // absent: nothing to give
-    const why = refusal(real, homes, writable);
+    const why = refusal(real, guard, writable);
     if (why) {
       refused.push({ path, reason: why });
       return;
     }
     mounts.push({ kind: 'bind', source: real, target: absolute, writable });
-    hidden.push(...hiddenInside(real, absolute, homes));
+    hidden.push(...hiddenInside(real, absolute, guard));
   };
   declared?.filesystem.read.forEach(home(false));
   declared?.filesystem.write.forEach(home(true));
-  // After every declared folder, so a hidden path stays hidden whichever folder holds it.
+  // After every declared folder and the runtime's, so a hidden path stays hidden whichever
+  // folder holds it.
   mounts.push(...hidden);
   const network = declared?.network ?? 'host';
   if (network === 'host') {
@@ -300,7 +335,7 @@ export function serverPolicy(input: ServerPolicyInput): ServerPolicy {
       const value = input.daemonEnv[name];
       if (!value || !isAbsolute(value)) continue;
       const real = realpathOr(value);
-      if (real && !inside(real, homes.user)) {
+      if (real && !inside(real, guard.userHome)) {
         mounts.push({ kind: 'bind', source: real, target: value, writable: false, optional: true });
       }
     }
