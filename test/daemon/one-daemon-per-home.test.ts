@@ -38,13 +38,13 @@ async function homeWithConnector(): Promise<string> {
   return home;
 }
 
-/** Pids of the processes whose working folder is a release of `home` (its upstreams). */
+/** Pids of the processes whose working folder is a state folder of `home` (its upstreams). */
 function upstreamsOf(home: string): number[] {
-  const releases = join(home, 'releases');
+  const stateFolders = join(home, 'connector-data');
   return readdirSync('/proc').flatMap((name) => {
     if (!/^\d+$/.test(name)) return [];
     try {
-      return readlinkSync(`/proc/${name}/cwd`).startsWith(releases) ? [Number(name)] : [];
+      return readlinkSync(`/proc/${name}/cwd`).startsWith(stateFolders) ? [Number(name)] : [];
     } catch {
       return [];
     }
