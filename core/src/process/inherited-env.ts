@@ -84,8 +84,8 @@ export function agentInheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<
   return inherited;
 }
 
-/** Exact names of the settings a connector upstream inherits (besides `LC_*`). */
-const UPSTREAM_SETTINGS = new Set([
+/** The proxy settings, in both spellings. */
+export const PROXY_VARIABLES: readonly string[] = Object.freeze([
   'HTTP_PROXY',
   'HTTPS_PROXY',
   'ALL_PROXY',
@@ -94,11 +94,21 @@ const UPSTREAM_SETTINGS = new Set([
   'https_proxy',
   'all_proxy',
   'no_proxy',
+]);
+
+/** The settings whose value is a CA file or folder. */
+export const CA_VARIABLES: readonly string[] = Object.freeze([
   'SSL_CERT_FILE',
   'SSL_CERT_DIR',
   'NODE_EXTRA_CA_CERTS',
   'REQUESTS_CA_BUNDLE',
   'CURL_CA_BUNDLE',
+]);
+
+/** Exact names of the settings a connector upstream inherits (besides `LC_*`). */
+const UPSTREAM_SETTINGS = new Set([
+  ...PROXY_VARIABLES,
+  ...CA_VARIABLES,
   'LANG',
   'LANGUAGE',
   'TZ',

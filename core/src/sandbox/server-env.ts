@@ -4,7 +4,12 @@
  * `${TUTTI_CONNECTOR_STATE_DIR}`), and, when it is isolated, nothing of the daemon's
  * environment but a small base, what its manifest names, and its credential.
  */
-import { isDaemonControlVariable, upstreamInheritedEnv } from '../process/index.js';
+import {
+  CA_VARIABLES,
+  isDaemonControlVariable,
+  PROXY_VARIABLES,
+  upstreamInheritedEnv,
+} from '../process/index.js';
 
 /** The variable that names a server's private state folder. */
 export const STATE_DIR_VARIABLE = 'TUTTI_CONNECTOR_STATE_DIR';
@@ -21,29 +26,12 @@ export const BASE_VARIABLES: readonly string[] = Object.freeze(['PATH', 'LANG', 
 
 /** Proxy and CA settings an isolated server with the network gets. */
 export const NETWORK_VARIABLES: readonly string[] = Object.freeze([
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'ALL_PROXY',
-  'NO_PROXY',
-  'http_proxy',
-  'https_proxy',
-  'all_proxy',
-  'no_proxy',
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
-  'NODE_EXTRA_CA_CERTS',
-  'REQUESTS_CA_BUNDLE',
-  'CURL_CA_BUNDLE',
+  ...PROXY_VARIABLES,
+  ...CA_VARIABLES,
 ]);
 
 /** Variables whose value is a CA file or folder an isolated server must be able to read. */
-export const CA_PATH_VARIABLES: readonly string[] = Object.freeze([
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
-  'NODE_EXTRA_CA_CERTS',
-  'REQUESTS_CA_BUNDLE',
-  'CURL_CA_BUNDLE',
-]);
+export const CA_PATH_VARIABLES: readonly string[] = CA_VARIABLES;
 
 /** What a server's environment is made of. */
 export interface ServerEnvInput {
