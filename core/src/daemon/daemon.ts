@@ -4,7 +4,6 @@
  * Nothing here holds logic of its own beyond wiring and the order of start and stop.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
@@ -31,9 +30,10 @@ import { type ConnectorSandbox, openConnectorSandbox, type SandboxMode } from '.
 import { createConnectorServer } from '../server/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import type { CredentialStoreMode } from '../credentials/select-vault.js';
-import { type ConnectorStore, migrateHome, openStore, type ReleaseLimits } from '../store/index.js';
+import { type ConnectorStore, migrateHome, type ReleaseLimits } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
+import { openDaemonStore } from './daemon-store.js';
 import { registerSignInEndpoints } from './sign-in-endpoints.js';
 import { createDaemonOAuth } from './daemon-oauth.js';
 import { registerEventsEndpoint } from './events-endpoint.js';
@@ -180,32 +180,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logger.info({ home, from: step.from, to: step.to }, `migrating the home: ${step.summary}`),
     });
     if (layout.from !== layout.to) logger.info({ home, ...layout }, 'migrated the home');
-    const fresh = !existsSync(join(home, 'state'));
-    const store = await openStore(home, {
-      onProblem: (problem) =>
-        logger.warn(
-          {
-            ...(typeof problem.details.key === 'string' && { connector: problem.details.key }),
-            code: problem.code,
-          },
-          problem.message,
-        ),
-      ...(options.releaseLimits && { releaseLimits: options.releaseLimits }),
-      credentialStore: options.credentialStore ?? 'file',
-      logger,
-    });
-    if (fresh && store.installed().length === 0) {
-      for (const dir of options.demoConnectors ?? []) await store.install(dir);
-    }
-    // Nothing runs yet: every release no installed connector uses (or rolls back to) goes.
-    await store.pruneReleases().then(
-      (removed) => {
-        if (removed.length > 0)
-          logger.info({ removed }, 'removed releases no installed connector uses');
-      },
-      (error: unknown) =>
-        logger.warn({ err: (error as Error)?.message }, 'removing unused releases failed'),
-    );
+    const store = await openDaemonStore(home, options, logger);
     const sandbox = await openConnectorSandbox({
       mode: options.sandbox ?? 'off',
       home,
