@@ -17,11 +17,9 @@
  * +0.05 ms. `BENCH_QUICK=1`: fewer rounds.
  */
 
-import { readFileSync } from 'node:fs';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { openStdioUpstream, openStore } from '@tutti/core/internal';
-import { CONNECTOR_FIXTURES } from '@tutti/test-kit/paths';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { openStore } from '@tutti/core/internal';
 import { descendantsOf } from '@tutti/test-kit/proc-tree';
 import {
   closeDaemons,
@@ -29,22 +27,28 @@ import {
   type TestDaemon,
 } from '@tutti/test-kit/reliability/in-process-daemon';
 import { benchDir } from './lib/daemon-home.js';
+import {
+  callSamples,
+  echo,
+  type Installed,
+  startServer,
+  TOOLS,
+  type Upstream,
+  writeEchoReleases,
+} from './lib/sandbox-servers.js';
+import { cpuMs as procCpuMs } from './lib/daemon-process.js';
 import { QUICK, summarize } from './lib/measure-calls.js';
 import { spawnGroup } from './lib/processes.js';
 import type { BenchContext, BenchResult, Row, Target } from './types.js';
 
 type Mode = 'required' | 'off';
 type Daemon = TestDaemon['daemon'];
-type Installed = Parameters<Daemon['sandbox']['prepare']>[0];
-type Upstream = Awaited<ReturnType<typeof openStdioUpstream>>;
 
 const PLAN = Object.freeze(
   QUICK
     ? { starts: 5, warmCalls: 200, chunks: 2, chunkCalls: 250, cold: 1, connectors: 50 }
     : { starts: 15, warmCalls: 500, chunks: 4, chunkCalls: 500, cold: 3, connectors: 50 },
 );
-/** The echo fixture's tools. */
-const TOOLS = 2;
 const GOAL = Object.freeze({ startMs: 50, callMs: 0.05 });
 const LABEL: Record<Mode, string> = { required: 'sandboxed', off: 'unsandboxed' };
 
@@ -59,101 +63,13 @@ function pairedAdded(a: readonly number[], b: readonly number[]): number {
   return median(a.map((value, i) => value - b[i]!));
 }
 
-/** `count` copies of the echo release, keys `sbx-000`..., each with its server inside. */
-async function writeEchoReleases(parent: string, count: number): Promise<string[]> {
-  const source = join(CONNECTOR_FIXTURES, 'echo');
-  const manifest = JSON.parse(await readFile(join(source, 'tutti-connector.json'), 'utf8'));
-  const dirs: string[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const key = `sbx-${String(i).padStart(3, '0')}`;
-    const dir = join(parent, key);
-    await cp(source, dir, { recursive: true });
-    await writeFile(
-      join(dir, 'tutti-connector.json'),
-      JSON.stringify({ ...manifest, key, name: `Sandbox bench ${i}` }, null, 2),
-    );
-    dirs.push(dir);
-  }
-  return dirs;
-}
-
-/** A server started as the runtime starts one, and the time its start took. */
-interface Started {
-  readonly upstream: Upstream;
-  /** `sandbox.prepare` (state and temp folders, policy, wrap). */
-  readonly prepareMs: number;
-  /** Prepare + spawn to initialize and the first tools/list done. */
-  readonly startMs: number;
-}
-
-/** Starts `connector`'s server under `daemon`'s sandbox, like `launchUpstream` does. */
-async function startServer(daemon: Daemon, connector: Installed): Promise<Started> {
-  const mcp = connector.paths.mcp;
-  if (mcp?.transport !== 'stdio') throw new Error(`${connector.key} has no stdio server`);
-  const t0 = performance.now();
-  const server = await daemon.sandbox.prepare(connector, {});
-  const prepareMs = performance.now() - t0;
-  const upstream = await openStdioUpstream({
-    ...server.launch,
-    target: basename(mcp.command),
-    supervisor: daemon.supervisor,
-    startTimeoutMs: 30_000,
-    onGone: () => void server.release(),
-  });
-  const startMs = performance.now() - t0;
-  if (upstream.tools.length !== TOOLS) {
-    await upstream.close();
-    throw new Error(`${connector.key}: listed ${upstream.tools.length} tools, not ${TOOLS}`);
-  }
-  return { upstream, prepareMs, startMs };
-}
-
-let seq = 0;
-/** One checked `tools/call echo`. */
-async function echo(upstream: Upstream): Promise<void> {
-  const text = `t${++seq}`;
-  const answer = await upstream.callTool('echo', { text });
-  const content = answer.content as { text?: string }[] | undefined;
-  if (answer.isError || content?.[0]?.text !== text) {
-    throw new Error(`unexpected echo answer: ${JSON.stringify(answer).slice(0, 200)}`);
-  }
-}
-
-/** Latencies (ms) of `count` sequential checked calls, appended to `into`. */
-async function callSamples(upstream: Upstream, count: number, into: number[]): Promise<void> {
-  for (let i = 0; i < count; i += 1) {
-    const t0 = performance.now();
-    await echo(upstream);
-    into.push(performance.now() - t0);
-  }
-}
-
-/** Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ). */
-const USER_HZ = 100;
-
-/** utime + stime (+ cutime + cstime with `reaped`) of `pid` in ms; 0 once it is gone. */
-function statCpuMs(pid: number | 'self', reaped: boolean): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // utime, stime, cutime, cstime are fields 14-17; the fields after ')' start at field 3.
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    const ticks = f[11]! + f[12]! + (reaped ? f[13]! + f[14]! : 0);
-    return (ticks * 1000) / USER_HZ;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * CPU ms of this process and of the children it reaped so far; with the CPU of every live
  * descendant added (bwrap, the servers under it), what a start cost the machine.
  */
-const ownCpuMs = () => statCpuMs('self', true);
+const ownCpuMs = () => procCpuMs('self', true);
 const liveDescendantsCpuMs = () =>
-  descendantsOf(process.pid).reduce((sum, pid) => sum + statCpuMs(pid, true), 0);
+  descendantsOf(process.pid).reduce((sum, pid) => sum + procCpuMs(pid, true), 0);
 
 /** Milliseconds from spawning `command args` (env and cwd as given) to its exit with 0. */
 async function runOnce(command: string, args: readonly string[], env: Record<string, string>) {

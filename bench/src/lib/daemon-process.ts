@@ -43,15 +43,19 @@ export function pssKiB(pid: number): number | undefined {
 const USER_HZ = 100;
 
 /**
- * CPU milliseconds (user + system, all threads) process `pid` used so far; 0 once it is
- * gone. Resolution 10 ms.
+ * CPU milliseconds (user + system, all threads) process `pid` used so far, with
+ * `reaped` also that of the children it waited for; 0 once it is gone. Resolution 10 ms.
  */
-export function cpuMs(pid: number): number {
+export function cpuMs(pid: number | 'self', reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // utime and stime are fields 14 and 15; the fields after ')' start at field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+    // utime, stime, cutime, cstime are fields 14-17; the fields after ')' start at field 3.
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    const ticks = fields[11]! + fields[12]! + (reaped ? fields[13]! + fields[14]! : 0);
+    return (ticks * 1000) / USER_HZ;
   } catch {
     return 0;
   }
