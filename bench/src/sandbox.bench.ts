@@ -38,7 +38,6 @@ import {
 } from './lib/sandbox-servers.js';
 import { cpuMs as procCpuMs } from './lib/daemon-process.js';
 import { QUICK, summarize } from './lib/measure-calls.js';
-import { spawnGroup } from './lib/processes.js';
 import type { BenchContext, BenchResult, Row, Target } from './types.js';
 
 type Mode = 'required' | 'off';
@@ -72,16 +71,19 @@ const liveDescendantsCpuMs = () =>
   descendantsOf(process.pid).reduce((sum, pid) => sum + procCpuMs(pid, true), 0);
 
 /** Milliseconds from spawning `command args` (env and cwd as given) to its exit with 0. */
-async function runOnce(command: string, args: readonly string[], env: Record<string, string>) {
+async function runOnce(
+  daemon: Daemon,
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  files?: readonly string[],
+) {
   const t0 = performance.now();
-  const group = spawnGroup(command, args, { env, wholeEnv: true });
-  const code = await new Promise<number | null>((resolve) => {
-    if (group.child.exitCode !== null) resolve(group.child.exitCode);
-    else group.child.once('exit', (exit) => resolve(exit));
-  });
+  // The daemon's supervisor, as for a server: it hands `files` (the seccomp program) on.
+  const proc = await daemon.supervisor.spawn({ command, args, env, ...(files && { files }) });
+  const exit = await proc.exited;
   const ms = performance.now() - t0;
-  await group.stop();
-  if (code !== 0) throw new Error(`${command} exited ${code}: ${group.stderrTail()}`);
+  if (exit.code !== 0) throw new Error(`${command} exited ${exit.code}: ${exit.stderrTail}`);
   return ms;
 }
 
@@ -93,14 +95,14 @@ async function runOnce(command: string, args: readonly string[], env: Record<str
 async function wrapperFloor(daemon: Daemon, connector: Installed, rounds: number) {
   const server = await daemon.sandbox.prepare(connector, {});
   try {
-    const { command, args, env } = server.launch;
+    const { command, args, env, files } = server.launch;
     const end = args.lastIndexOf('--');
     if (end < 0) throw new Error('the sandboxed launch has no -- before its command');
     const wrapped = [...args.slice(0, end + 1), '/usr/bin/true'];
     const ms = { wrapped: [] as number[], bare: [] as number[] };
     for (let round = -1; round < rounds; round += 1) {
-      const w = await runOnce(command, wrapped, { ...env });
-      const b = await runOnce('/usr/bin/true', [], { ...env });
+      const w = await runOnce(daemon, command, wrapped, { ...env }, files);
+      const b = await runOnce(daemon, '/usr/bin/true', [], { ...env });
       if (round < 0) continue;
       ms.wrapped.push(w);
       ms.bare.push(b);
