@@ -28,6 +28,8 @@ export interface CallSignal {
 /** Options of one upstream call: its cancellation. */
 export interface UpstreamCallOptions {
   signal?: CallSignal;
+  /** Members added to the upstream request's `params._meta` (the trace context). */
+  meta?: Readonly<Record<string, string>>;
 }
 
 /** Handle on a running upstream MCP client; the registry never opens or closes it. */

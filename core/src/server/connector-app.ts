@@ -22,11 +22,15 @@ import { isPlainObject } from '../util/objects.js';
 import {
   CONNECTOR_ENDPOINT,
   DEFAULT_BODY_LIMIT,
+  LEGACY_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSION,
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_MAX_ARGUMENT_DEPTH,
   DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN,
   DEFAULT_PAGE_SIZE,
 } from './constants.js';
+import type { ObservedCall, ToolCallObserver } from './call-observer.js';
 import { checkHost, checkOrigin } from './guards.js';
 import { type AbortCause, createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
 import { classifyInbound, createEnvelopeVerdicts, type InboundRequest } from './inbound-message.js';
@@ -70,6 +74,8 @@ export interface ConnectorServerOptions {
    * after the answer is built.
    */
   readonly onAnswered?: (session: TokenSession, method: string, status: number) => void;
+  /** Told about each `tools/call` (the audit and the traces); none when absent. */
+  readonly observer?: ToolCallObserver;
 }
 
 /** The app plus the hooks its owner needs at shutdown. */
@@ -91,6 +97,40 @@ interface Answer {
 function headerOf(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Bytes of a result's JSON text. */
+function resultLength(result: SurfaceResult): number {
+  if (typeof result === 'string') return Buffer.byteLength(result);
+  let length = 0;
+  for (const chunk of result) length += chunk.length;
+  return length;
+}
+
+/** The protocol version a request came in: its era's, or the legacy header's. */
+function protocolOf(message: InboundRequest, request: FastifyRequest): string {
+  if (message.era === 'modern') return MODERN_PROTOCOL_VERSION;
+  const header = headerOf(request, 'mcp-protocol-version');
+  return header !== undefined && LEGACY_PROTOCOL_VERSIONS.includes(header)
+    ? header
+    : LEGACY_PROTOCOL_VERSION;
+}
+
+/** Tells `observer` a `tools/call` arrived: its handle on the call. */
+function observe(
+  observer: ToolCallObserver,
+  message: InboundRequest,
+  session: TokenSession,
+  request: FastifyRequest,
+): ObservedCall | undefined {
+  return observer.begin({
+    session,
+    protocol: protocolOf(message, request),
+    requestId: message.id,
+    params: message.params,
+    headers: request.headers,
+    startedAt: performance.now(),
+  });
 }
 
 /** Answers a guard refusal: the tutti error's status, a JSON-RPC error body. */
@@ -232,12 +272,17 @@ export function buildConnectorApp(
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) call.signal.abort('disconnected');
     });
+    const observed =
+      message.method === 'tools/call' && options.observer
+        ? observe(options.observer, message, session, request)
+        : undefined;
     try {
-      const scope = { signal: call.signal, headers: request.headers };
+      const scope = { signal: call.signal, headers: request.headers, observed };
       const served =
         message.era === 'legacy' ? await legacy(message, scope) : await modern(message, scope);
       const listen = (served as Partial<ListenStart>).listen;
       if (listen === undefined) {
+        observed?.answered({ resultBytes: resultLength(served as SurfaceResult), aborted: false });
         return { status: 200, body: resultResponse(message.id, served as SurfaceResult) };
       }
       // open() refuses a token over its stream limit before writing: then the catch answers.
@@ -246,6 +291,12 @@ export function buildConnectorApp(
       return undefined;
     } catch (error) {
       const wire = rpcErrorOf(error, call.signal.reason === ('shutdown' satisfies AbortCause));
+      observed?.answered({
+        error,
+        ...(wire && { rpcCode: wire.code }),
+        resultBytes: 0,
+        aborted: call.signal.aborted,
+      });
       if (!wire) throw error;
       return { status: wire.httpStatus, body: errorResponse(message.id, wire) };
     } finally {

@@ -51,7 +51,7 @@ export function createLegacySurface(tools: Tools): LegacySurface {
       case 'tools/list':
         return tools.list(params);
       case 'tools/call':
-        return JSON.stringify(await tools.call(params, scope.signal));
+        return JSON.stringify(await tools.call(params, scope));
       case 'resources/list':
         return '{"resources":[]}';
       case 'resources/templates/list':

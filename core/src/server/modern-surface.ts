@@ -65,7 +65,7 @@ export function createModernSurface(registry: ConnectorMCPRegistry, tools: Tools
       case 'tools/list':
         return tools.list(params, CACHEABLE_TAIL);
       case 'tools/call':
-        return callResultJson(await tools.call(params, scope.signal));
+        return callResultJson(await tools.call(params, scope));
       case 'subscriptions/listen':
         return { listen: listenFilter(params) };
       case 'prompts/list':

@@ -7,13 +7,14 @@
  * which already carries its own code (a timeout, a rejection, a server that ended, a
  * cancel); the edge (`json-rpc.ts`) converts it for the wire.
  */
-import type { CallSignal, ToolBinding, UpstreamCallResult } from '../contracts/index.js';
+import type { ToolBinding, UpstreamCallResult } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { isPlainObject } from '../util/objects.js';
 import { oneLine } from '../util/one-line.js';
 import { RpcCode } from './constants.js';
 import { RpcError } from './json-rpc.js';
+import type { RequestScope } from './surface.js';
 import { createToolsPageBytes } from './tools-page-bytes.js';
 
 const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');
@@ -21,12 +22,15 @@ const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');
 /** The tools of one server. */
 export interface Tools {
   /**
-   * Runs `tools/call` with `params` (the request's), cancelled by `signal`. Rejects with an
-   * {@link RpcError} for bad params, a TuttiError for arguments nested too deep, an unknown
-   * or fenced tool, or the upstream's own TuttiError for a call it did not answer with a
-   * result (cancelled included).
+   * Runs `tools/call` with `params` (the request's), cancelled by the scope's signal and
+   * told to its observer. Rejects with an {@link RpcError} for bad params, a TuttiError for
+   * arguments nested too deep, an unknown or fenced tool, or the upstream's own TuttiError
+   * for a call it did not answer with a result (cancelled included).
    */
-  call(params: unknown, signal: CallSignal): Promise<UpstreamCallResult>;
+  call(
+    params: unknown,
+    scope: Pick<RequestScope, 'signal' | 'observed'>,
+  ): Promise<UpstreamCallResult>;
   /**
    * The `tools/list` result as chunks of JSON: the snapshot's prepared page bytes spliced
    * in as-is, then `tail` (extra members, each starting with a comma).
@@ -96,7 +100,7 @@ export function createTools(options: ToolsOptions): Tools {
   const { registry, pageSize, maxArgumentDepth } = options;
   const pageBytes = createToolsPageBytes();
   return {
-    async call(params, signal) {
+    async call(params, { signal, observed }) {
       if (!isPlainObject(params) || typeof params.name !== 'string') {
         throw invalidParams('tools/call needs a string "name"');
       }
@@ -119,10 +123,19 @@ export function createTools(options: ToolsOptions): Tools {
           generation: binding.generation,
         });
       }
+      const meta = observed?.upstream(binding);
       try {
-        return await binding.client.callTool(binding.upstreamName, args, { signal });
+        const result = await binding.client.callTool(
+          binding.upstreamName,
+          args,
+          meta === undefined ? { signal } : { signal, meta },
+        );
+        observed?.upstreamEnded(result, undefined);
+        return result;
       } catch (error) {
-        throw isTuttiError(error) ? error : foreignFailure(error, binding);
+        const failure = isTuttiError(error) ? error : foreignFailure(error, binding);
+        observed?.upstreamEnded(undefined, failure);
+        throw failure;
       }
     },
 

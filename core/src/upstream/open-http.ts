@@ -14,6 +14,7 @@ import {
 import { TuttiError } from '../errors/index.js';
 import type { TransportAuth } from '../oauth/types.js';
 import { signInNeeded, unauthorizedStatus } from './http-status.js';
+import { withTraceHeaders } from './trace-headers.js';
 import type { UpstreamCommonOptions, UpstreamConnection } from './types.js';
 import { connectUpstream } from './upstream-connection.js';
 
@@ -127,14 +128,14 @@ export async function openHttpUpstream(options: HttpUpstreamOptions): Promise<Up
         {
           requestInit: { headers: { ...options.headers } },
           authProvider: auth.authProvider,
-          fetch: auth.fetch,
+          fetch: withTraceHeaders(auth.fetch),
           onInsufficientScope: 'throw',
         },
         auth.key,
       )
     : new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { ...options.headers } },
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+        fetch: withTraceHeaders(options.fetch ?? ((url, init) => fetch(url, init))),
       });
   return connectUpstream(
     {

@@ -39,11 +39,15 @@ interface Pending {
 export interface RawToolCalls {
   /** Consumes an answer to one of its own requests (late ones too); false for anything else. */
   intercept(message: unknown): boolean;
-  /** Sends `tools/call` with `args` unchanged; rejects with a TuttiError, or as `send` did. */
+  /**
+   * Sends `tools/call` with `args` unchanged and `meta` as its `_meta`; rejects with a
+   * TuttiError, or as `send` did.
+   */
   call(
     name: string,
     args: Record<string, unknown> | undefined,
     signal?: CallSignal,
+    meta?: Readonly<Record<string, string>>,
   ): Promise<UpstreamCallResult>;
   /** Rejects every pending call with `error` and stops the sweep. */
   closeAll(error: Error): void;
@@ -178,11 +182,13 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
       return true;
     },
 
-    call(name, args, signal) {
+    call(name, args, signal, meta) {
       if (signal?.aborted) return Promise.reject(cancelled(name));
       nextId += 1;
       const id = `${ID_PREFIX}${nextId}`;
-      const params = args === undefined ? { name } : { name, arguments: args };
+      const params: Record<string, unknown> =
+        args === undefined ? { name } : { name, arguments: args };
+      if (meta !== undefined) params._meta = meta;
       return new Promise<UpstreamCallResult>((resolve, reject) => {
         let onAbort: (() => void) | undefined;
         const settle = () => {

@@ -270,16 +270,22 @@ export async function connectUpstream(
     },
     async callTool(name, args, callOptions) {
       const signal = callOptions?.signal;
+      const meta = callOptions?.meta;
       if (closing || ended) throw gone();
       // Each path decides once whether the call was cancelled: the raw path in its abort
       // race, the SDK path in callError (the SDK rejects a request whose signal aborted).
       if (raw) {
         // The raw path rejects with tutti errors already, except a failed send.
-        return raw.call(name, args, signal).catch((error: unknown) => {
+        return raw.call(name, args, signal, meta).catch((error: unknown) => {
           throw isTuttiError(error) ? error : callError(error, name, signal);
         });
       }
-      const params = args === undefined ? { name } : { name, arguments: args };
+      const params: {
+        name: string;
+        arguments?: Record<string, unknown>;
+        _meta?: Record<string, unknown>;
+      } = args === undefined ? { name } : { name, arguments: args };
+      if (meta !== undefined) params._meta = meta;
       const sdkSignal = abortSignalOf(signal);
       try {
         const result = await client.callTool(params, {
