@@ -5,13 +5,15 @@
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
  * `[--permission-timeout MS] [--max-sessions N] [--park-after N]`
  * `[--credential-store auto|keychain|file] [--oauth-client-metadata-url URL]`
- * `[--sandbox auto|required|off] [--help]`: the usage
+ * `[--sandbox auto|required|off] [--otlp-endpoint URL] [--trace-baggage] [--no-audit]`
+ * `[--audit-values] [--help]`: the usage
  * `--help` prints, the options and their parsing; a bad one is
  * TUTTI_ERR_DAEMON_BAD_ARGUMENT. The limits are described in docs/limits.md.
  */
 import { parseArgs } from 'node:util';
 import { type CredentialStoreMode, SANDBOX_MODES, type SandboxMode, TuttiError } from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
+import { tracesEndpointOf } from '@tutti/core/internal';
 import { DEFAULT_LOG_FILE_BYTES, DEFAULT_LOG_FILES } from './daemon-log/log-file.js';
 
 /** What `tuttid --help` prints. */
@@ -65,6 +67,17 @@ Options:
                               bubblewrap works here, else run as they are and say
                               so; the default), required (never start a server it
                               cannot isolate) or off; docs/sandbox.md
+  --otlp-endpoint URL         export traces of tool calls and turns over OTLP/HTTP
+                              to this collector (its base URL; /v1/traces is added).
+                              Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
+                              $OTEL_EXPORTER_OTLP_ENDPOINT, else no tracing;
+                              docs/tracing.md
+  --trace-baggage             pass an agent's W3C baggage on to connector servers
+                              (off by default: baggage may carry user data)
+  --no-audit                  keep no audit trail of tool calls in <home>/audit
+  --audit-values              also keep tool call argument and result values in the
+                              audit trail, secrets redacted (off by default);
+                              docs/audit.md
   -h, --help                  print this help and exit
 
 Once ready it writes <home>/run/daemon.json (control URL and token, mode 0600).
@@ -96,6 +109,10 @@ export const TUTTID_OPTIONS = {
   'credential-store': { type: 'string' },
   'oauth-client-metadata-url': { type: 'string' },
   sandbox: { type: 'string' },
+  'otlp-endpoint': { type: 'string' },
+  'trace-baggage': { type: 'boolean', default: false },
+  'no-audit': { type: 'boolean', default: false },
+  'audit-values': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -135,6 +152,10 @@ export interface TuttidArgs {
   oauthClientMetadataUrl?: string;
   /** `--sandbox`: isolation of connector servers (default `auto`). */
   sandbox: SandboxMode;
+  /** Where traces go (`--otlp-endpoint`, else the OTEL variables) and whether baggage passes. */
+  tracing: { endpoint?: string; baggage: boolean };
+  /** `--no-audit`, `--audit-values`. */
+  audit: { enabled: boolean; captureValues: boolean };
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -216,7 +237,34 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     credentialStore: credentialStoreOf(values['credential-store'] as string | undefined),
     ...clientMetadataUrlOf(values['oauth-client-metadata-url'] as string | undefined),
     sandbox: sandboxOf(values.sandbox as string | undefined),
+    tracing: {
+      ...endpointOf(values['otlp-endpoint'] as string | undefined, env),
+      baggage: values['trace-baggage'] === true,
+    },
+    audit: { enabled: values['no-audit'] !== true, captureValues: values['audit-values'] === true },
   };
+}
+
+/**
+ * The OTLP traces URL: `--otlp-endpoint` (a collector's base http(s) URL) with `/v1/traces`,
+ * else what the standard OpenTelemetry variables name, else none.
+ */
+function endpointOf(value: string | undefined, env: NodeJS.ProcessEnv): { endpoint?: string } {
+  const endpoint =
+    value === undefined ? tracesEndpointOf(env) : tracesEndpointOf({ OTEL_EXPORTER_OTLP_ENDPOINT: value });
+  if (endpoint === undefined) return {};
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem: `${value === undefined ? 'the OTEL_EXPORTER_OTLP endpoint variable' : '--otlp-endpoint'} takes an http or https URL, e.g. http://127.0.0.1:4318`,
+    });
+  }
+  return { endpoint: url.href };
 }
 
 /**

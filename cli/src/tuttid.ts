@@ -204,6 +204,7 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
       }),
       credentialStore: args.credentialStore,
       sandbox: args.sandbox,
+      tracing: args.tracing,
       ...(args.oauthClientMetadataUrl && { oauthClientMetadataUrl: args.oauthClientMetadataUrl }),
       repoRoot,
       nodeModules: [join(repoRoot, 'node_modules')],

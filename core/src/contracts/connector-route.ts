@@ -34,6 +34,10 @@ export interface UpstreamCallOptions {
 
 /** Handle on a running upstream MCP client; the registry never opens or closes it. */
 export interface UpstreamClient {
+  /** The negotiated MCP protocol version, when known (for traces). */
+  readonly protocolVersion?: string | undefined;
+  /** How the daemon reaches the server: `pipe` (stdio) or `tcp` (HTTP), when known. */
+  readonly transport?: 'pipe' | 'tcp';
   /**
    * Calls `tools/call` upstream with the arguments unchanged. Resolves with a checked MCP
    * tool result (a tool's own failure, `isError: true`, included). Rejects with a TuttiError

@@ -27,7 +27,9 @@ import {
   type ConnectorStatus,
 } from '../runtime/index.js';
 import { type ConnectorSandbox, openConnectorSandbox, type SandboxMode } from '../sandbox/index.js';
+import { SERVER_INFO } from '../server/constants.js';
 import { createConnectorServer } from '../server/index.js';
+import { openTracer, type TracingOptions } from '../telemetry/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
 import type { CredentialStoreMode } from '../credentials/select-vault.js';
 import { type ConnectorStore, migrateHome, type ReleaseLimits } from '../store/index.js';
@@ -47,6 +49,7 @@ import {
 } from './daemon-file.js';
 import { acquireHomeLock } from './home-lock.js';
 import { restorePreviousSessions } from './restore-sessions.js';
+import { createCallRecorder } from './call-recorder.js';
 import { METRIC_NAMES, createMetrics } from './metrics.js';
 
 /** Options of {@link startDaemon}. */
@@ -104,6 +107,12 @@ export interface DaemonOptions {
    * `--sandbox` (default `auto`).
    */
   readonly sandbox?: SandboxMode;
+  /**
+   * Traces of tool calls and turns (docs/tracing.md): exported over OTLP/HTTP only when an
+   * endpoint is given (`tuttid` takes it from `--otlp-endpoint` or the standard
+   * `OTEL_EXPORTER_OTLP_*` variables); without one no exporter code is loaded.
+   */
+  readonly tracing?: TracingOptions;
 }
 
 /** A running daemon. */
@@ -193,6 +202,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const events = createEventHub();
     cleanups.push(async () => events.close());
     const redactor = createSecretRedactor();
+    const tracer = await openTracer(options.tracing, {
+      serviceName: 'tuttid',
+      serviceVersion: SERVER_INFO.version,
+      onDropped: (count, why) => logger.warn({ spans: count, why }, 'trace spans were dropped'),
+    });
+    // Closed late (cleanups run in reverse): the spans of the shutdown itself are sent.
+    cleanups.push(() => tracer.close());
     const records = sessionRecords(join(home, 'sessions', 'records'));
     // Gauges are read when /metrics is asked: they are never stale.
     const metrics = createMetrics((m) => {
@@ -222,6 +238,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         maxListenStreamsPerToken: options.maxListenStreamsPerToken,
       }),
       ...(options.maxArgumentDepth !== undefined && { maxArgumentDepth: options.maxArgumentDepth }),
+      observer: createCallRecorder({
+        tracer,
+        sessions: {
+          providerOf: (id) => host?.findSession(id)?.context.provider,
+          toolCallParent: () => undefined,
+        },
+        ...(options.tracing?.baggage && { baggage: true }),
+      }),
     });
     cleanups.push(() => server.close());
     // The control port is known once it listens; a sign-in begins only after that.
@@ -253,6 +277,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       counters: {
         call: (key) => metrics.inc(METRIC_NAMES.calls, { connector: key }),
         error: (key) => metrics.inc(METRIC_NAMES.callErrors, { connector: key }),
+        toolError: (key) => metrics.inc(METRIC_NAMES.toolErrors, { connector: key }),
         restart: (key) => metrics.inc(METRIC_NAMES.upstreamRestarts, { connector: key }),
         crash: (key) => metrics.inc(METRIC_NAMES.upstreamCrashes, { connector: key }),
       },

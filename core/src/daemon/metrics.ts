@@ -17,6 +17,7 @@ export const METRIC_NAMES = Object.freeze({
   tools: 'tutti_connector_tools',
   calls: 'tutti_connector_tool_calls_total',
   callErrors: 'tutti_connector_tool_call_errors_total',
+  toolErrors: 'tutti_connector_tool_errors_total',
   upstreamRestarts: 'tutti_connector_upstream_restarts_total',
   upstreamCrashes: 'tutti_connector_upstream_crashes_total',
   sessions: 'tutti_connector_agent_sessions',
@@ -63,7 +64,16 @@ export function createMetrics(refreshGauges?: (metrics: Metrics) => void): Metri
   define(METRIC_NAMES.routes, 'gauge', 'Connector routes serving tools.');
   define(METRIC_NAMES.tools, 'gauge', 'Tools listed by the connector server.');
   define(METRIC_NAMES.calls, 'counter', 'tools/call requests routed to upstreams.');
-  define(METRIC_NAMES.callErrors, 'counter', 'tools/call requests that failed.');
+  define(
+    METRIC_NAMES.callErrors,
+    'counter',
+    'tools/call requests that failed (answered with an error, not a result).',
+  );
+  define(
+    METRIC_NAMES.toolErrors,
+    'counter',
+    'tools/call results with isError: the tool ran and reported a failure.',
+  );
   define(METRIC_NAMES.upstreamRestarts, 'counter', 'Upstream MCP client restarts.');
   define(METRIC_NAMES.upstreamCrashes, 'counter', 'Upstream MCP processes that died.');
   define(METRIC_NAMES.sessions, 'gauge', 'Live agent sessions holding a token.');

@@ -1,14 +1,18 @@
 /**
  * Wraps an upstream connection as the client the registry hands to calls, counting calls in
  * flight so that an old generation is closed only after its calls finished (zero failed
- * calls across an upgrade), and counting calls and errors for `/metrics`.
+ * calls across an upgrade), and counting calls, failed calls and tool errors (`isError`
+ * results, which are answers, not failures) apart for `/metrics`.
  */
 import type { UpstreamCallOptions, UpstreamClient } from '../contracts/index.js';
 
 /** Counters the tracked client reports to. */
 export interface CallCounters {
   call(connectorKey: string): void;
+  /** A call that failed: answered with an error, not a result. */
   error(connectorKey: string): void;
+  /** A call answered with a result whose `isError` is true (the tool ran and failed). */
+  toolError(connectorKey: string): void;
 }
 
 /** An upstream client whose in-flight calls can be waited for. */
@@ -35,6 +39,10 @@ export function trackClient(
     }
   };
   return {
+    get protocolVersion() {
+      return client.protocolVersion;
+    },
+    ...(client.transport && { transport: client.transport }),
     get inFlight() {
       return inFlight;
     },
@@ -43,7 +51,7 @@ export function trackClient(
       counters?.call(connectorKey);
       try {
         const result = await client.callTool(name, args, options);
-        if (result.isError === true) counters?.error(connectorKey);
+        if (result.isError === true) counters?.toolError(connectorKey);
         return result;
       } catch (error) {
         counters?.error(connectorKey);

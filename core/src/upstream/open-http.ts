@@ -141,6 +141,7 @@ export async function openHttpUpstream(options: HttpUpstreamOptions): Promise<Up
     {
       target: describeUrl(url),
       transport,
+      network: 'tcp',
       clientOptions: {
         versionNegotiation: negotiation(options.protocol ?? 'auto'),
         supportedProtocolVersions: HTTP_PROTOCOL_VERSIONS,

@@ -106,6 +106,7 @@ export async function openStdioUpstream(
       {
         target,
         transport,
+        network: 'pipe',
         clientOptions: {
           versionNegotiation: { mode: 'legacy' },
           supportedProtocolVersions: STDIO_PROTOCOL_VERSIONS,

@@ -36,6 +36,8 @@ const DEFAULT_CALL_TIMEOUT_MS = 600_000;
 export interface UpstreamSetup {
   target: string;
   transport: Transport;
+  /** How the server is reached, for traces: `pipe` (stdio) or `tcp` (HTTP). */
+  network: 'pipe' | 'tcp';
   /** Era selection and protocol versions of the SDK client. */
   clientOptions: Pick<ClientOptions, 'versionNegotiation' | 'supportedProtocolVersions'>;
   /** Why the upstream went away, once known (stdio: exit code, signal, stderr tail). */
@@ -250,6 +252,7 @@ export async function connectUpstream(
 
   return {
     target,
+    transport: setup.network,
     get protocolVersion() {
       return client.getNegotiatedProtocolVersion();
     },
