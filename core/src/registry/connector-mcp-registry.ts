@@ -1,10 +1,12 @@
 /**
- * The ConnectorMCPRegistry: one immutable route per connector (its complete tool set at
- * one generation), swapped atomically and fenced by generation, plus the prepared
- * `tools/list` snapshot and list-changed events that fire only on a visible change.
+ * The ConnectorMCPRegistry: one immutable route per connector (its complete tool set and
+ * its upstream's instructions at one generation), swapped atomically and fenced by
+ * generation, plus the prepared `tools/list` snapshot and list-changed events that fire
+ * only on a visible change, and the server's instructions, prepared once per change.
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolBinding, UpstreamClient, UpstreamTool } from '../contracts/index.js';
+import { instructionsBlock, joinInstructions } from '../guidance/connector-instructions.js';
 import { type PreparedTool, compareCodeUnits, prepareConnectorTools } from './connector-tools.js';
 import { assertGeneration, createGenerationFences } from './generation-fence.js';
 import { assertConnectorKey, toolPrefix } from './local-name.js';
@@ -13,6 +15,7 @@ import type {
   ConnectorMCPRegistry,
   ListChangedListener,
   RegistryDebugSnapshot,
+  ServerInstructions,
   ToolsSnapshot,
 } from './types.js';
 
@@ -29,6 +32,8 @@ interface Route {
   readonly client: UpstreamClient;
   readonly tools: readonly PreparedTool[];
   readonly bindings: ReadonlyMap<string, ToolBinding>;
+  /** Its block of the server's instructions, prepared at commit; undefined: none. */
+  readonly instructions: string | undefined;
 }
 
 function sameServedTools(a: readonly PreparedTool[], b: readonly PreparedTool[]): boolean {
@@ -46,7 +51,7 @@ function defaultListenerError(error: unknown): void {
  * Creates an empty registry.
  * @example
  * const registry = createConnectorMCPRegistry();
- * registry.commit('github', 1, client, await listAllTools(client));
+ * registry.commit('github', 1, client, await listAllTools(client), client.instructions);
  * registry.resolve('github_search_issues')?.client.callTool('search_issues', args);
  */
 export function createConnectorMCPRegistry(
@@ -59,15 +64,24 @@ export function createConnectorMCPRegistry(
   const bindings = new Map<string, ToolBinding>();
   const listeners = new Set<ListChangedListener>();
   let snapshot = createToolsSnapshot(scope, 0, []);
+  let instructions: ServerInstructions = Object.freeze({ version: 0, text: undefined });
 
   function bindRoute(
     connectorKey: string,
     generation: number,
     client: UpstreamClient,
     tools: readonly PreparedTool[],
+    block: string | undefined,
   ): Route {
     const routeBindings = new Map<string, ToolBinding>();
-    const route: Route = { connectorKey, generation, client, tools, bindings: routeBindings };
+    const route: Route = {
+      connectorKey,
+      generation,
+      client,
+      tools,
+      bindings: routeBindings,
+      instructions: block,
+    };
     const isCurrent = () => routes.get(connectorKey) === route;
     for (const { record } of tools) {
       routeBindings.set(
@@ -93,6 +107,7 @@ export function createConnectorMCPRegistry(
       routes.set(connectorKey, next);
       for (const [name, binding] of next.bindings) bindings.set(name, binding);
     }
+    if (previous?.instructions !== next?.instructions) joinRouteInstructions();
     if (sameServedTools(previous?.tools ?? [], next?.tools ?? [])) return false;
     // Keys hold no `_`, so each connector's names form one block ordered by `<key>_`.
     const ordered = [...routes.values()]
@@ -110,18 +125,31 @@ export function createConnectorMCPRegistry(
     return true;
   }
 
+  /** Prepares the server's instructions again from the routes, in key order. */
+  function joinRouteInstructions(): void {
+    const blocks = [...routes.values()]
+      .sort((a, b) => compareCodeUnits(a.connectorKey, b.connectorKey))
+      .flatMap((route) => (route.instructions === undefined ? [] : [route.instructions]));
+    const text = joinInstructions(blocks);
+    if (text !== instructions.text) {
+      instructions = Object.freeze({ version: instructions.version + 1, text });
+    }
+  }
+
   return Object.freeze({
     commit(
       connectorKey: string,
       generation: number,
       client: UpstreamClient,
       tools: readonly UpstreamTool[],
+      upstreamInstructions?: string,
     ) {
       assertConnectorKey(connectorKey);
       assertGeneration(connectorKey, generation);
       fences.assertNewer(connectorKey, generation);
       const prepared = prepareConnectorTools(connectorKey, tools);
-      const next = bindRoute(connectorKey, generation, client, prepared);
+      const block = instructionsBlock(connectorKey, upstreamInstructions);
+      const next = bindRoute(connectorKey, generation, client, prepared, block);
       fences.raise(connectorKey, generation);
       const listChanged = swap(connectorKey, routes.get(connectorKey), next);
       const localNames = Object.freeze(prepared.map((tool) => tool.record.localName));
@@ -141,6 +169,8 @@ export function createConnectorMCPRegistry(
     resolve: (localName: string) => bindings.get(localName),
 
     snapshot: (): ToolsSnapshot => snapshot,
+
+    instructions: (): ServerInstructions => instructions,
 
     onListChanged(listener: ListChangedListener) {
       listeners.add(listener);

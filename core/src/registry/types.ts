@@ -64,21 +64,36 @@ export interface RegistryDebugSnapshot {
   readonly fences: readonly { connectorKey: string; fence: number }[];
 }
 
+/**
+ * The `connector` server's `instructions`: the instructions of every connector with a
+ * route, prepared once per change (guidance/connector-instructions.ts). A new object,
+ * with the next `version`, exactly when the text changes: a server caches what it builds
+ * of it per version.
+ */
+export interface ServerInstructions {
+  /** Increments exactly when `text` changes (0: no connector has sent any yet). */
+  readonly version: number;
+  /** The text, or undefined when no connector with a route has instructions. */
+  readonly text: string | undefined;
+}
+
 /** Listener of visible tool-list changes. */
 export type ListChangedListener = (snapshot: ToolsSnapshot) => void;
 
 /** The generation-fenced registry of every ready connector's tools. */
 export interface ConnectorMCPRegistry {
   /**
-   * Atomically replaces `connectorKey`'s tool set with `tools` at `generation`. Rejects a
-   * generation at or below the connector's fence, an invalid key, tool or schema, and a
-   * name collision; on rejection the old route keeps serving unchanged.
+   * Atomically replaces `connectorKey`'s tool set with `tools` at `generation`, and its
+   * part of the server's instructions with its upstream's `instructions` (absent: none).
+   * Rejects a generation at or below the connector's fence, an invalid key, tool or
+   * schema, and a name collision; on rejection the old route keeps serving unchanged.
    */
   commit(
     connectorKey: string,
     generation: number,
     client: UpstreamClient,
     tools: readonly UpstreamTool[],
+    instructions?: string,
   ): CommitResult;
   /**
    * Fences `connectorKey` at `generation` and removes its route when the route's generation
@@ -89,6 +104,8 @@ export interface ConnectorMCPRegistry {
   resolve(localName: string): ToolBinding | undefined;
   /** The current prepared snapshot. */
   snapshot(): ToolsSnapshot;
+  /** The current server instructions (they change with routes, not with the snapshot). */
+  instructions(): ServerInstructions;
   /** Subscribes to visible changes; returns the unsubscribe function. */
   onListChanged(listener: ListChangedListener): () => void;
   /** Routes, generations and counts, without secrets. */

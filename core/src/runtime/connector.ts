@@ -249,6 +249,7 @@ export class Connector {
           generation,
           entry.client,
           connection.tools,
+          connection.instructions,
         ).localNames.length;
         entry.listed = JSON.stringify(connection.tools);
       } else {

@@ -1,9 +1,10 @@
 /**
  * A connector's live upstream: the catalog entry it publishes once ready, what the
- * connector does when it speaks (a changed tool list becomes a new generation; its exit
- * retires the route and schedules a restart), and how a replaced one ends (its calls
- * drained, then closed in the background). The connector calls these on its queue, with
- * an entry that still stands for it.
+ * connector does when it speaks (a changed tool list becomes a new generation, with the
+ * instructions its server sent at start; its exit retires the route and schedules a
+ * restart), and how a replaced one ends (its calls drained, then closed in the
+ * background). The connector calls these on its queue, with an entry that still stands
+ * for it.
  */
 import type { UpstreamTool } from '../contracts/index.js';
 import { isTuttiError } from '../errors/index.js';
@@ -48,11 +49,13 @@ export async function relistTools(
   if (listed === entry.listed) return;
   const generation = await services.store.nextRevision(key);
   try {
+    // The same connection: its instructions (sent once, at initialize) go with the new generation.
     entry.toolCount = services.registry.commit(
       key,
       generation,
       entry.client,
       tools,
+      entry.connection?.instructions,
     ).localNames.length;
   } catch (error) {
     entry.lastError = redactor.redact(message(error));

@@ -164,7 +164,7 @@ export function buildConnectorApp(
     pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
     maxArgumentDepth: options.maxArgumentDepth ?? DEFAULT_MAX_ARGUMENT_DEPTH,
   });
-  const legacy = createLegacySurface(tools);
+  const legacy = createLegacySurface(options.registry, tools);
   const modern = createModernSurface(options.registry, tools);
   // A client sends the same Accept on every POST: its verdict is remembered.
   let lastAccept: { value: string | undefined; eventStreamOnly: boolean } = {

@@ -2,7 +2,8 @@
  * The MCP 2026-07-28 surface: stateless requests, each carrying the `_meta` envelope and
  * the `MCP-Protocol-Version` / `Mcp-Method` (/ `Mcp-Name`, `Mcp-Param-*`) headers.
  * Serves `server/discover`, `tools/list`, `tools/call`, `subscriptions/listen` and empty
- * `prompts/list`, `resources/list`, `resources/templates/list`. Every result carries
+ * `prompts/list`, `resources/list`, `resources/templates/list`; `server/discover` carries
+ * the connectors' instructions (instructions-member.ts). Every result carries
  * `resultType`; cacheable ones carry `ttlMs` / `cacheScope`; all carry the server info.
  * The request arrives classified (inbound-message.ts); its headers are checked here.
  */
@@ -13,6 +14,7 @@ import { isPlainObject } from '../util/objects.js';
 import { CALL_RESULT_SERVER_INFO as SERVER_INFO_META, callResultJson } from './call-result-json.js';
 import { CACHE_HINT, MODERN_PROTOCOL_VERSION, RpcCode } from './constants.js';
 import type { InboundRequest } from './inbound-message.js';
+import { perInstructions } from './instructions-member.js';
 import { RpcError } from './json-rpc.js';
 import { createMcpHeaderChecks, type HeaderOf } from './mcp-param-headers.js';
 import type { RequestScope, SurfaceResult } from './surface.js';
@@ -26,7 +28,8 @@ export interface ListenStart {
 /** Members every cacheable modern result ends with. */
 const CACHEABLE_TAIL = `,"resultType":"complete","ttlMs":${CACHE_HINT.ttlMs},"cacheScope":"${CACHE_HINT.cacheScope}",${SERVER_INFO_META}`;
 
-const DISCOVER_RESULT = `{"supportedVersions":${JSON.stringify([MODERN_PROTOCOL_VERSION])},"capabilities":{"tools":{"listChanged":true}}${CACHEABLE_TAIL}}`;
+/** What a `server/discover` result holds before the instructions. */
+const DISCOVER_HEAD = `{"supportedVersions":${JSON.stringify([MODERN_PROTOCOL_VERSION])},"capabilities":{"tools":{"listChanged":true}}`;
 
 function listenFilter(params: unknown): SubscriptionFilter {
   const parsed = SubscriptionFilterSchema.safeParse(
@@ -51,6 +54,10 @@ export type ModernSurface = (
 /** The modern surface of one server over `registry` and its `tools`. */
 export function createModernSurface(registry: ConnectorMCPRegistry, tools: Tools): ModernSurface {
   const checkHeaders = createMcpHeaderChecks();
+  const discoverResult = perInstructions(
+    registry,
+    (member) => `${DISCOVER_HEAD}${member}${CACHEABLE_TAIL}}`,
+  );
   return async (request, scope) => {
     const header: HeaderOf = (name) => {
       const value = scope.headers[name.toLowerCase()];
@@ -61,7 +68,7 @@ export function createModernSurface(registry: ConnectorMCPRegistry, tools: Tools
     const { method, params } = request;
     switch (method) {
       case 'server/discover':
-        return DISCOVER_RESULT;
+        return discoverResult();
       case 'tools/list':
         return tools.list(params, CACHEABLE_TAIL);
       case 'tools/call':

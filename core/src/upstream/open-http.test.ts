@@ -58,6 +58,15 @@ describe('openHttpUpstream', () => {
     expect(result.structuredContent).toEqual({ sum: 2 });
   });
 
+  it.each(['both', 'legacy'])(
+    'keeps the instructions the %s server sent, and none when it sent none',
+    async (era) => {
+      const text = 'Search before you create.\nKeep titles short.';
+      expect((await connect(await serve({ era, instructions: text }))).instructions).toBe(text);
+      expect((await connect(await serve({ era }))).instructions).toBeUndefined();
+    },
+  );
+
   it('fails a pinned 2026-07-28 start against a 2025-only server', async () => {
     const server = await serve({ era: 'legacy' });
     const error = await connect(server, { protocol: '2026-07-28' }).catch((caught) => caught);

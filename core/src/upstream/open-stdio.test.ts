@@ -68,6 +68,12 @@ describe('openStdioUpstream', () => {
     expect(upstream.protocolVersion).toBe('2025-06-18');
   });
 
+  it('keeps the instructions of its initialize result as they were sent, and none when it sent none', async () => {
+    const text = 'Search before you create.\nKeep titles short.';
+    expect((await start(['--instructions', text])).instructions).toBe(text);
+    expect((await start()).instructions).toBeUndefined();
+  });
+
   it('fails the start when the pages exceed the page cap, and leaves no process', async () => {
     const error = await start(['--tools', '10', '--page-size', '3'], {
       listCaps: { maxPages: 5 },

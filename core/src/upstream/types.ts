@@ -70,6 +70,11 @@ export interface UpstreamConnection extends UpstreamClient {
   readonly protocolVersion: string | undefined;
   /** The latest complete tool list. */
   readonly tools: readonly UpstreamTool[];
+  /**
+   * The `instructions` of the server's `initialize` (or `server/discover`) result, exactly
+   * as sent; undefined when it sent none.
+   */
+  readonly instructions: string | undefined;
   /** Pid (and process-group id) of a stdio upstream. */
   readonly pid: number | undefined;
   /** True once closed or exited. */

@@ -259,6 +259,10 @@ export async function connectUpstream(
     get tools() {
       return tools;
     },
+    get instructions() {
+      const instructions = client.getInstructions();
+      return typeof instructions === 'string' ? instructions : undefined;
+    },
     get pid() {
       return setup.pid?.();
     },
