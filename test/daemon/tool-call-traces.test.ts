@@ -6,10 +6,17 @@
  * malformed trace context starts a new trace and the call still works; baggage passes only
  * when allowed; and without an endpoint nothing is sent and no exporter code loads.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, mcpRequest, tempDir, tempHomes, writeRelease } from '@tutti/test-kit';
+import {
+  cleanUp,
+  mcpRequest,
+  RECORD_MODULES,
+  tempDir,
+  tempHomes,
+  writeRelease,
+} from '@tutti/test-kit';
 import { startHttpUpstream } from '@tutti/test-kit/http-upstream';
 import {
   type OtlpReceiver,
@@ -220,9 +227,15 @@ describe('traces across agent, daemon and upstream', () => {
   it('sends nothing and loads no exporter without an endpoint', async () => {
     const otlp = await receiver();
     const home = await homes.make();
+    const modules = join(await tempDir('tutti-modules-'), 'loaded.txt');
     // The OTEL variables are cleared: a daemon without an endpoint, the receiver listening.
     const daemon = await startTuttid(home, ['--no-demo'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' },
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+        NODE_OPTIONS: `--import=${RECORD_MODULES}`,
+        TUTTI_TEST_MODULE_LOG: modules,
+      },
     });
     const release = await writeRelease({ key: 'kit', serverArgs: [] });
     await daemon.control('POST', '/v1/connectors/install', { path: release });
@@ -237,5 +250,22 @@ describe('traces across agent, daemon and upstream', () => {
     expect(upstreamMeta(answer.body).traceparent).toBe(TRACEPARENT);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(otlp.requests).toBe(0);
+    const loaded = await readFile(modules, 'utf8');
+    expect(loaded).toContain('/core/');
+    expect(loaded).not.toContain('@opentelemetry');
+  });
+
+  it('loads the exporter when the OTEL variable names an endpoint', async () => {
+    const otlp = await receiver();
+    const home = await homes.make();
+    const modules = join(await tempDir('tutti-modules-'), 'loaded.txt');
+    await startTuttid(home, ['--no-demo'], {
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+        NODE_OPTIONS: `--import=${RECORD_MODULES}`,
+        TUTTI_TEST_MODULE_LOG: modules,
+      },
+    });
+    expect(await readFile(modules, 'utf8')).toContain('@opentelemetry/exporter-trace-otlp-http');
   });
 });
