@@ -251,7 +251,9 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
  */
 function endpointOf(value: string | undefined, env: NodeJS.ProcessEnv): { endpoint?: string } {
   const endpoint =
-    value === undefined ? tracesEndpointOf(env) : tracesEndpointOf({ OTEL_EXPORTER_OTLP_ENDPOINT: value });
+    value === undefined
+      ? tracesEndpointOf(env)
+      : tracesEndpointOf({ OTEL_EXPORTER_OTLP_ENDPOINT: value });
   if (endpoint === undefined) return {};
   let url: URL | undefined;
   try {

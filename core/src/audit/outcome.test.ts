@@ -15,9 +15,9 @@ describe('the outcome of a tools/call', () => {
   it('names timeouts, cancellations and sign-ins apart from other errors', () => {
     const timeout = new TuttiError('TUTTI_ERR_UPSTREAM_CALL_TIMEOUT', { ...target, timeoutMs: 5 });
     expect(outcomeOf(undefined, timeout, false)).toBe('timeout');
-    expect(outcomeOf(undefined, new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', target), false)).toBe(
-      'cancelled',
-    );
+    expect(
+      outcomeOf(undefined, new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', target), false),
+    ).toBe('cancelled');
     const signIn = new TuttiError('TUTTI_ERR_OAUTH_SIGN_IN_REQUIRED', { key: 'github' });
     expect(outcomeOf(undefined, signIn, false)).toBe('auth_required');
     const refused = new TuttiError('TUTTI_ERR_UPSTREAM_UNAUTHORIZED', { target: 'x', status: 401 });

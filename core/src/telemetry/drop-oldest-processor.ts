@@ -34,7 +34,8 @@ export function createDropOldestProcessor(
   const exportBatch = (batch: ReadableSpan[]): Promise<void> =>
     new Promise((resolve) => {
       exporter.export(batch, (result) => {
-        if (result.code !== 0) options.onDropped?.(batch.length, result.error?.message ?? 'export failed');
+        if (result.code !== 0)
+          options.onDropped?.(batch.length, result.error?.message ?? 'export failed');
         resolve();
       });
     });

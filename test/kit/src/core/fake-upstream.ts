@@ -25,6 +25,8 @@ export interface FakeCall {
   readonly name: string;
   readonly args: Record<string, unknown> | undefined;
   readonly signal: CallSignal;
+  /** What the daemon added to the request's `_meta` (trace context). */
+  readonly meta?: Readonly<Record<string, string>>;
 }
 
 /** A fake upstream client and what it observed. */
@@ -49,7 +51,7 @@ export function createFakeUpstream(tools: readonly FakeTool[]): FakeUpstream {
     },
     async callTool(name, args, options?: UpstreamCallOptions) {
       const signal: CallSignal = options?.signal ?? new AbortController().signal;
-      const call = { name, args, signal };
+      const call = { name, args, signal, ...(options?.meta && { meta: options.meta }) };
       calls.push(call);
       for (const waiter of waiters.filter((w) => w.name === name)) {
         waiters.splice(waiters.indexOf(waiter), 1);
