@@ -19,7 +19,8 @@ export {
 } from './process/process-group.js';
 export { createProcessSupervisor, type ProcessSupervisor } from './process/supervisor.js';
 export { createSecretRedactor } from './process/secret-redactor.js';
-export { tracesEndpointOf } from './telemetry/open-tracer.js';
+export { openTracer, tracesEndpointOf } from './telemetry/open-tracer.js';
+export { createCallRecorder } from './daemon/call-recorder.js';
 
 // Tokens, the registry and the loopback `connector` server.
 export { createTokenService, type RevokeReason, type TokenService } from './auth/token-service.js';
