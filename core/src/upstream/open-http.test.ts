@@ -7,7 +7,13 @@ import type { UpstreamConnection, UpstreamExitInfo } from './types.js';
 
 interface HttpFixture {
   url: string;
-  requests: { httpMethod: string; protocolVersion?: string; authorization?: string }[];
+  requests: {
+    httpMethod: string;
+    protocolVersion?: string;
+    authorization?: string;
+    traceparent?: string;
+    tracestate?: string;
+  }[];
   state: { cancelled: number };
   addTool(name: string): void;
   dropConnections(): void;
@@ -43,6 +49,28 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe('openHttpUpstream', () => {
+  it('sends the trace context in _meta and as headers, in both eras', async () => {
+    const traceparent = `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`;
+    for (const era of ['both', 'legacy'] as const) {
+      const server = await serve({ era });
+      const client = await connect(server);
+      const result = await client.callTool(
+        'echo',
+        { withMeta: true },
+        { meta: { traceparent, tracestate: 'k=v' } },
+      );
+      const seen = JSON.parse((result.content[0] as { text: string }).text).meta;
+      expect(seen, era).toMatchObject({ traceparent, tracestate: 'k=v' });
+      const call = server.requests.find((request) => request.traceparent !== undefined);
+      expect(call, era).toMatchObject({ traceparent, tracestate: 'k=v' });
+      await client.callTool('echo', {});
+      expect(
+        server.requests.filter((request) => request.traceparent !== undefined),
+        era,
+      ).toHaveLength(1);
+    }
+  });
+
   it('selects 2026-07-28 when the server offers it', async () => {
     const server = await serve({ toolCount: 2 });
     const client = await connect(server);
