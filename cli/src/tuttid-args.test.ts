@@ -24,6 +24,41 @@ describe('tuttid arguments', () => {
     }
   });
 
+  it('traces to --otlp-endpoint, else to the OTEL variables, else nowhere', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs([], env).tracing).toEqual({ baggage: false });
+    expect(parseTuttidArgs(['--otlp-endpoint', 'http://127.0.0.1:4318/'], env).tracing).toEqual({
+      endpoint: 'http://127.0.0.1:4318/v1/traces',
+      baggage: false,
+    });
+    const base = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    expect(parseTuttidArgs(['--trace-baggage'], base).tracing).toEqual({
+      endpoint: 'http://127.0.0.1:4318/v1/traces',
+      baggage: true,
+    });
+    const traces = { ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector.test/t' };
+    expect(parseTuttidArgs([], traces).tracing.endpoint).toBe('https://collector.test/t');
+    expect(
+      parseTuttidArgs([], { ...traces, OTEL_SDK_DISABLED: 'true' }).tracing.endpoint,
+    ).toBeUndefined();
+    expect(
+      parseTuttidArgs([], { ...traces, OTEL_TRACES_EXPORTER: 'none' }).tracing.endpoint,
+    ).toBeUndefined();
+    expect(() => parseTuttidArgs(['--otlp-endpoint', 'collector:4318'], env)).toThrow(
+      '--otlp-endpoint takes an http or https URL',
+    );
+    expect(() => parseTuttidArgs([], { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://x' })).toThrow(
+      'the OTEL_EXPORTER_OTLP endpoint variable takes an http or https URL',
+    );
+  });
+
+  it('keeps the audit trail without values unless told otherwise', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs([], env).audit).toEqual({ enabled: true, captureValues: false });
+    expect(parseTuttidArgs(['--no-audit'], env).audit.enabled).toBe(false);
+    expect(parseTuttidArgs(['--audit-values'], env).audit.captureValues).toBe(true);
+  });
+
   it('takes --credential-store auto, keychain or file, auto by default, and refuses others', () => {
     const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     expect(parseTuttidArgs([], env).credentialStore).toBe('auto');
