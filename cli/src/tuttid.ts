@@ -205,6 +205,7 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
       credentialStore: args.credentialStore,
       sandbox: args.sandbox,
       tracing: args.tracing,
+      audit: args.audit,
       ...(args.oauthClientMetadataUrl && { oauthClientMetadataUrl: args.oauthClientMetadataUrl }),
       repoRoot,
       nodeModules: [join(repoRoot, 'node_modules')],

@@ -6,7 +6,7 @@
  * malformed trace context starts a new trace and the call still works; baggage passes only
  * when allowed; and without an endpoint nothing is sent and no exporter code loads.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -148,6 +148,40 @@ describe('traces across agent, daemon and upstream', () => {
     expect(spans.filter((span) => span.kind === 'client')).toHaveLength(2);
     // No argument value is in any span.
     expect(JSON.stringify(spans)).not.toContain('hunter2-value');
+
+    // The audit holds exactly these three calls, newest first, in a 0600 file, no values.
+    const audit = await daemon.control('GET', '/v1/audit?session=traced');
+    expect(audit.status).toBe(200);
+    expect(
+      audit.body.records.map((record: { tool: string; outcome: string; traceId: string }) => [
+        record.tool,
+        record.outcome,
+        record.traceId,
+      ]),
+    ).toEqual([
+      ['kit_nothing', 'rpc_error', TRACE_ID],
+      ['kit_fail', 'tool_error', TRACE_ID],
+      ['kit_echo', 'ok', TRACE_ID],
+    ]);
+    expect(audit.body.records[2]).toMatchObject({
+      workspace: 'ws',
+      connector: 'kit',
+      upstreamTool: 'echo',
+      protocol: '2025-06-18',
+    });
+    expect(audit.body.records[0].code).toBe('TUTTI_ERR_REGISTRY_UNKNOWN_TOOL');
+    const files = await readdir(join(home, 'audit'));
+    expect(files).toEqual(['audit.jsonl']);
+    const file = join(home, 'audit', 'audit.jsonl');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(3);
+    const text = lines.join('\n');
+    expect(text).not.toContain('hunter2-value');
+    expect(text).not.toContain(binding.headers.Authorization!.slice('Bearer '.length));
+    expect(JSON.parse(lines[0]!).argDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const metrics = await daemon.control('GET', '/metrics');
+    expect(metrics.body).toContain('tutti_connector_tool_errors_total{connector="kit"} 1');
   });
 
   it('starts a new trace for malformed context, links an HTTP traceparent header, and passes baggage only when allowed', async () => {

@@ -12,6 +12,7 @@ import {
   type AuditOutcome,
   type AuditQuery,
 } from '../audit/index.js';
+import { TuttiError } from '../errors/index.js';
 import { parseBody } from './control-app.js';
 
 /** Most records one page holds. */
@@ -39,7 +40,14 @@ export function auditQueryOf(query: unknown): AuditQuery {
   return { ...rest, ...(since !== undefined && { since: Date.parse(since) }) };
 }
 
-/** Adds `GET /v1/audit` to `app`. */
-export function registerAuditEndpoint(app: FastifyInstance, audit: Pick<AuditLog, 'query'>): void {
-  app.get('/v1/audit', async (request) => audit.query(auditQueryOf(request.query)));
+/** Adds `GET /v1/audit` to `app`; without an audit log (`--no-audit`) it answers 409 saying so. */
+export function registerAuditEndpoint(
+  app: FastifyInstance,
+  audit: Pick<AuditLog, 'query'> | undefined,
+): void {
+  app.get('/v1/audit', async (request) => {
+    const query = auditQueryOf(request.query);
+    if (!audit) throw new TuttiError('TUTTI_ERR_CONTROL_AUDIT_OFF');
+    return audit.query(query);
+  });
 }

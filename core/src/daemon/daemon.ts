@@ -6,13 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Logger, pino } from 'pino';
+import { pino } from 'pino';
 import { createTokenService, type TokenService } from '../auth/index.js';
 import { type Dashboard, registerDashboard } from '../dashboard/index.js';
 import { TuttiError } from '../errors/index.js';
 import { createEventHub, type EventHub } from '../events/index.js';
 import { renderGuidance } from '../guidance/index.js';
-import { discoverAndLoadPlugins, type EntryMode, type PluginLoadResult } from '../plugins/index.js';
+import { discoverAndLoadPlugins, type PluginLoadResult } from '../plugins/index.js';
 import {
   createProcessSupervisor,
   type ProcessSupervisor,
@@ -21,18 +21,14 @@ import {
 import { createConnectorMCPRegistry } from '../registry/index.js';
 import { createConnectorCatalog } from '../catalog/index.js';
 import {
-  type BackoffOptions,
   createConnectorRuntime,
   type ConnectorRuntime,
   type ConnectorStatus,
 } from '../runtime/index.js';
-import { type ConnectorSandbox, openConnectorSandbox, type SandboxMode } from '../sandbox/index.js';
-import { SERVER_INFO } from '../server/constants.js';
+import { type ConnectorSandbox, openConnectorSandbox } from '../sandbox/index.js';
 import { createConnectorServer } from '../server/index.js';
-import { openTracer, type TracingOptions } from '../telemetry/index.js';
 import { AgentSessionHost, currentSessionId, sessionRecords } from '../session/index.js';
-import type { CredentialStoreMode } from '../credentials/select-vault.js';
-import { type ConnectorStore, migrateHome, type ReleaseLimits } from '../store/index.js';
+import { type ConnectorStore, migrateHome } from '../store/index.js';
 import { buildControlApp } from './control-app.js';
 import { registerControlEndpoints } from './control-endpoints.js';
 import { openDaemonStore } from './daemon-store.js';
@@ -49,71 +45,13 @@ import {
 } from './daemon-file.js';
 import { acquireHomeLock } from './home-lock.js';
 import { restorePreviousSessions } from './restore-sessions.js';
+import { registerAuditEndpoint } from './audit-endpoint.js';
 import { createCallRecorder } from './call-recorder.js';
+import { openObservers } from './daemon-observe.js';
+import type { DaemonOptions } from './daemon-options.js';
 import { METRIC_NAMES, createMetrics } from './metrics.js';
 
-/** Options of {@link startDaemon}. */
-export interface DaemonOptions {
-  /** The tutti home (absolute). */
-  readonly home: string;
-  /** Port of the loopback `connector` MCP server (default 0: a free port). */
-  readonly port?: number;
-  /** Port of the control API (default 0: a free port). */
-  readonly controlPort?: number;
-  readonly logger?: Logger;
-  /** Release folders installed when the home has never held a connector. */
-  readonly demoConnectors?: readonly string[];
-  /** Repository root whose `providers/*` and `plugins/*` are discovered. */
-  readonly repoRoot?: string;
-  /** node_modules folders scanned for installed plugin packages. */
-  readonly nodeModules?: readonly string[];
-  /** Load plugins from TS sources (tests) or built JS (default: as this file runs). */
-  readonly pluginMode?: EntryMode;
-  /** Start bound in ms of a connector whose manifest names none (default 30 s). */
-  readonly startTimeoutMs?: number;
-  /** Keep-alive interval of `subscriptions/listen` streams (default 15 s). */
-  readonly keepAliveMs?: number;
-  /** Largest request body of the `connector` server in bytes (default 4 MiB). */
-  readonly mcpBodyLimit?: number;
-  /** Largest request body of the control API in bytes (default 256 KiB). */
-  readonly controlBodyLimit?: number;
-  /** Most `subscriptions/listen` streams one session token holds at once (default 16). */
-  readonly maxListenStreamsPerToken?: number;
-  /** Deepest nesting accepted in `tools/call` arguments (default 64). */
-  readonly maxArgumentDepth?: number;
-  /** Restart delays of a crashed upstream (default 500 ms doubling up to 30 s). */
-  readonly backoff?: BackoffOptions;
-  /** Longest an agent may take to start a session or answer one request (default 60 s). */
-  readonly agentTimeoutMs?: number;
-  /** Most agent sessions the daemon holds at once, daemon- and host-driven (default 64). */
-  readonly maxSessions?: number;
-  /** Failures in a row after which a connector parks until told (default 5). */
-  readonly parkAfter?: number;
-  /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
-  readonly permissionTimeoutMs?: number;
-  /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
-  readonly releaseLimits?: Partial<ReleaseLimits>;
-  /**
-   * Where connector secrets are kept (docs/credential-store.md). Default `file`, so a
-   * daemon started in-process (tests) never writes to the user's keychain; `tuttid`
-   * passes its `--credential-store` (default `auto`).
-   */
-  readonly credentialStore?: CredentialStoreMode;
-  /** A client ID metadata document's https URL, offered to authorization servers (docs/remote-connectors.md). */
-  readonly oauthClientMetadataUrl?: string;
-  /**
-   * Isolation of connector stdio servers (docs/sandbox.md). Default `off`, so a daemon
-   * started in-process (tests) runs fixture servers from anywhere; `tuttid` passes its
-   * `--sandbox` (default `auto`).
-   */
-  readonly sandbox?: SandboxMode;
-  /**
-   * Traces of tool calls and turns (docs/tracing.md): exported over OTLP/HTTP only when an
-   * endpoint is given (`tuttid` takes it from `--otlp-endpoint` or the standard
-   * `OTEL_EXPORTER_OTLP_*` variables); without one no exporter code is loaded.
-   */
-  readonly tracing?: TracingOptions;
-}
+export type { DaemonOptions } from './daemon-options.js';
 
 /** A running daemon. */
 export interface Daemon {
@@ -202,13 +140,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const events = createEventHub();
     cleanups.push(async () => events.close());
     const redactor = createSecretRedactor();
-    const tracer = await openTracer(options.tracing, {
-      serviceName: 'tuttid',
-      serviceVersion: SERVER_INFO.version,
-      onDropped: (count, why) => logger.warn({ spans: count, why }, 'trace spans were dropped'),
-    });
-    // Closed late (cleanups run in reverse): the spans of the shutdown itself are sent.
-    cleanups.push(() => tracer.close());
+    // Closed after the connector server (cleanups run in reverse): its last calls are kept.
+    const { tracer, audit } = await openObservers(
+      home,
+      options,
+      logger,
+      // The daemon's secrets, then every connector's (captured values only).
+      (text) => {
+        const masked = redactor.redact(text);
+        return runtimeOf?.().redactSecrets(masked) ?? masked;
+      },
+      (close) => cleanups.push(close),
+    );
     const records = sessionRecords(join(home, 'sessions', 'records'));
     // Gauges are read when /metrics is asked: they are never stale.
     const metrics = createMetrics((m) => {
@@ -240,6 +183,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(options.maxArgumentDepth !== undefined && { maxArgumentDepth: options.maxArgumentDepth }),
       observer: createCallRecorder({
         tracer,
+        ...(audit && { audit }),
+        ...(options.audit?.captureValues && { captureValues: true }),
         sessions: {
           providerOf: (id) => host?.findSession(id)?.context.provider,
           toolCallParent: () => undefined,
@@ -349,6 +294,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     registerSessionEndpoints(app, host);
     registerTurnEndpoints(app, host);
     registerEventsEndpoint(app, events);
+    registerAuditEndpoint(app, audit);
     const dashboard = registerDashboard(app, {
       controlToken,
       port: () => controlPort,

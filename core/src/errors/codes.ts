@@ -594,6 +594,11 @@ export const ERROR_CODES = Object.freeze({
       'The request field "{field}" is not valid ({problem}): fix the request and send it again.',
     status: 400,
   },
+  TUTTI_ERR_CONTROL_AUDIT_OFF: {
+    message:
+      'This daemon keeps no audit trail of tool calls: it was started with --no-audit. Start tuttid without --no-audit to record them.',
+    status: 409,
+  },
   TUTTI_ERR_CONTROL_BODY_TOO_LARGE: {
     message:
       'The control API request body is larger than {limit} bytes: send a smaller request, or start tuttid with a larger --control-body-limit.',

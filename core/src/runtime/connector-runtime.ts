@@ -11,11 +11,7 @@
 import { TuttiError } from '../errors/index.js';
 import type { SkillDiagnostic } from '../skills/skill-limits.js';
 import type { TuttiEventBody } from '../events/index.js';
-import {
-  createSecretRedactor,
-  type ProcessSupervisor,
-  type SecretRedactor,
-} from '../process/index.js';
+import { type ProcessSupervisor } from '../process/index.js';
 import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorSandbox } from '../sandbox/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
@@ -32,6 +28,7 @@ import { launchUpstream, type UpstreamLauncher } from './launch-upstream.js';
 import { createSkillCache, credentialState } from './release-facts.js';
 import { announcementOf, type ConnectorChange, changeOf } from './reconcile-change.js';
 import { createShimSync } from './shim-sync.js';
+import { createConnectorRedactors } from './connector-redactors.js';
 import type { CallCounters } from './tracked-client.js';
 import type { ConnectorStatus, RuntimeEvent, RuntimeLogger } from './types.js';
 
@@ -116,6 +113,8 @@ export interface ConnectorRuntime {
   skippedSkills(key: string): Promise<readonly SkillDiagnostic[]>;
   /** The last recorded events, oldest first. */
   events(): readonly RuntimeEvent[];
+  /** `text` with every secret any connector's upstream was given masked. */
+  redactSecrets(text: string): string;
   /**
    * A sign-in to `key`'s remote server succeeded: it starts now with the new grant;
    * resolves with its status after the attempt.
@@ -153,8 +152,7 @@ class Runtime implements ConnectorRuntime {
   readonly #queue = createKeyQueue();
   readonly #shims: ReturnType<typeof createShimSync>;
   readonly #services: ConnectorServices;
-  /** Per key, every secret its upstreams were given in this daemon's life. */
-  readonly #redactors = new Map<string, SecretRedactor>();
+  readonly #redactors = createConnectorRedactors();
   /** Upstreams being retired: drained and closed in the background, awaited by close(). */
   readonly #retiring = new Map<Promise<void>, string>();
   readonly #recorder: EventRecorder;
@@ -354,12 +352,11 @@ class Runtime implements ConnectorRuntime {
 
   /** A new connector of `key` (its redactor kept across reinstalls in this daemon's life). */
   #connector(key: string, release: NonNullable<ReturnType<ConnectorStore['get']>>): Connector {
-    let redactor = this.#redactors.get(key);
-    if (!redactor) {
-      redactor = createSecretRedactor();
-      this.#redactors.set(key, redactor);
-    }
-    return new Connector(release, redactor, this.#services);
+    return new Connector(release, this.#redactors.of(key), this.#services);
+  }
+
+  redactSecrets(text: string): string {
+    return this.#redactors.redact(text);
   }
 
   /** Removes the releases nothing uses any more (no connector, no rollback, no upstream). */
