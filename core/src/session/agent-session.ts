@@ -7,6 +7,7 @@
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { REFRESH_STRATEGIES, type RefreshContext } from './hooks.js';
 import type { HostParts } from './host-parts.js';
+import type { TraceContext } from '../telemetry/trace-context.js';
 import type * as T from './host-types.js';
 import { projectSession } from './project-session.js';
 import type { AgentProvider, LiveSession } from './provider-contract.js';
@@ -138,6 +139,8 @@ export class AgentSession {
           permissions: this.context.permissions,
           permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
           provider: this.context.provider,
+          session: this.id,
+          tracer: core.parts.tracer,
           proof: { forms, served },
         }),
     );
@@ -149,6 +152,15 @@ export class AgentSession {
       });
     }
     return { done: turn.done };
+  }
+
+  /**
+   * Where a `connector` tools/call of local tool `tool` from this session's agent hangs in
+   * the running turn's trace (see `AgentSessionHost.toolCallParent`); undefined when no
+   * turn runs.
+   */
+  toolCallParent(tool: string): TraceContext | undefined {
+    return this.#core.turns.toolCallParent(tool);
   }
 
   /** Cancels the running turn; false when none runs. */

@@ -1,4 +1,8 @@
-/** What every session of one host shares: the host's options, hooks, preparer, providers and slots. */
+/**
+ * What every session of one host shares: the host's options, hooks, preparer, providers,
+ * slots and tracer.
+ */
+import type { Tracer } from '../telemetry/types.js';
 import type { SessionHooks } from './hooks.js';
 import type { AgentSessionHostOptions } from './host-types.js';
 import type { LiveSlots } from './live-slots.js';
@@ -11,4 +15,6 @@ export interface HostParts {
   readonly preparer: DefaultPreparer;
   readonly providers: ProviderTable;
   readonly slots: LiveSlots;
+  /** The host's tracer: `options.tracer`, else the pass-through tracer. */
+  readonly tracer: Tracer;
 }

@@ -4,6 +4,7 @@ import type { TuttiEventBody } from '../events/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { SecretRedactor } from '../process/secret-redactor.js';
 import type { ListChangedListener } from '../registry/types.js';
+import type { Tracer } from '../telemetry/types.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
 import type { SessionRecords } from './session-records.js';
 import type { PermissionMode } from './turn-types.js';
@@ -171,4 +172,9 @@ export interface AgentSessionHostOptions {
   readonly records?: SessionRecords;
   /** Told about a session error nobody else reports (a refresh that failed, a close that failed). */
   readonly onProblem?: (session: SessionContext, message: string) => void;
+  /**
+   * Makes the spans of daemon-driven turns: the turn's, each tool call's, each permission's
+   * (see `docs/tracing.md`); default the pass-through tracer, which records none.
+   */
+  readonly tracer?: Tracer;
 }

@@ -7,6 +7,8 @@
  */
 import type { ProviderCapabilities } from '../contracts/index.js';
 import { agentInheritedEnv } from '../process/inherited-env.js';
+import { createPassThroughTracer } from '../telemetry/pass-through.js';
+import type { TraceContext } from '../telemetry/trace-context.js';
 import type { AgentSession } from './agent-session.js';
 import { createSessionHooks, type ProviderHooks, type SessionHooks } from './hooks.js';
 import { TapGuard } from './tap-guard.js';
@@ -56,7 +58,14 @@ export class AgentSessionHost {
       ...(this.#inherited.PATH !== undefined ? { defaultPath: this.#inherited.PATH } : {}),
     });
     const slots = new LiveSlots(options.maxSessions);
-    this.#parts = { options, hooks: this.hooks, preparer, providers: this.#providers, slots };
+    this.#parts = {
+      options,
+      hooks: this.hooks,
+      preparer,
+      providers: this.#providers,
+      slots,
+      tracer: options.tracer ?? createPassThroughTracer(),
+    };
     this.#unsubscribe = options.registry?.onListChanged((snapshot) => {
       this.#track(this.refreshSessions(snapshot.version));
     });
@@ -128,6 +137,17 @@ export class AgentSessionHost {
   /** The session of that id, if the host holds one. */
   findSession(agentSessionId: string): AgentSession | undefined {
     return this.#sessions.get(agentSessionId);
+  }
+
+  /**
+   * The trace context a `connector` tools/call of local tool `localToolName`, made with
+   * that session's token and carrying no trace context of its own, hangs under: the
+   * running turn's newest open proven call of that tool, else its newest open `connector`
+   * call, else the turn. Undefined when the session runs no turn or nothing is recorded.
+   * A map lookup or two: the daemon asks on every such call.
+   */
+  toolCallParent(agentSessionId: string, localToolName: string): TraceContext | undefined {
+    return this.#sessions.get(agentSessionId)?.toolCallParent(localToolName);
   }
 
   /** Every session the host holds, with its status. */

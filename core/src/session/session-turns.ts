@@ -1,5 +1,6 @@
 /** The turns of one session: one at a time, and whether it has had one. */
 import { TuttiError } from '../errors/index.js';
+import type { TraceContext } from '../telemetry/trace-context.js';
 import type { TurnRunner } from './turn-runner.js';
 import type { PermissionOutcome } from './turn-types.js';
 
@@ -42,6 +43,11 @@ export class SessionTurns {
     this.#turn?.cancel();
     this.#turn = undefined;
     this.#had = had;
+  }
+
+  /** Where a `connector` tools/call of local tool `tool` hangs in the running turn's trace. */
+  toolCallParent(tool: string): TraceContext | undefined {
+    return this.#turn?.running ? this.#turn.toolCallParent(tool) : undefined;
   }
 
   /** Cancels the running turn; false when none runs. */

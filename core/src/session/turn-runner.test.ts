@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createPassThroughTracer } from '../telemetry/pass-through.js';
 import type { LiveSession } from './provider-contract.js';
 import { TurnRunner } from './turn-runner.js';
 import type {
@@ -36,6 +37,8 @@ function runTurn(
       permissions,
       permissionTimeoutMs,
       provider: 'fake',
+      session: 's1',
+      tracer: createPassThroughTracer(),
       proof: { forms: ['mcp__{server}__{tool}'], served: (tool) => SERVED.has(tool) },
     },
   );

@@ -5,12 +5,16 @@
  * and holds the turn's pending permission requests: in `allow-connector` mode a call
  * proven to be a `connector` tool is allowed here, every other one is asked. A permission
  * nobody answers is denied after the permission timeout, which also cancels the turn, so a
- * turn never waits forever.
+ * turn never waits forever. Its spans (the turn's, each call's, each permission's) are
+ * made in `turn-spans.ts` and all end with the turn.
  */
 import { randomUUID } from 'node:crypto';
 import { isTuttiError, TuttiError } from '../errors/index.js';
+import type { TraceContext } from '../telemetry/trace-context.js';
+import type { Tracer } from '../telemetry/types.js';
 import type { LiveSession } from './provider-contract.js';
 import { labelOf, type ToolLabel, type ToolProofContext } from './tool-proof.js';
+import { type PermissionDecider, TurnSpans } from './turn-spans.js';
 import type {
   PermissionAsk,
   PermissionMode,
@@ -25,8 +29,12 @@ import type {
 export interface TurnOptions {
   readonly permissions: PermissionMode;
   readonly permissionTimeoutMs: number;
-  /** Names the provider in errors. */
+  /** Names the provider in errors and spans. */
   readonly provider: string;
+  /** The agent session's id, for the turn's span. */
+  readonly session: string;
+  /** Makes the turn's spans (the pass-through tracer records none). */
+  readonly tracer: Tracer;
   /** What proves a call is a `connector` tool: the agent's naming forms, the tools served. */
   readonly proof: ToolProofContext;
 }
@@ -36,10 +44,11 @@ export class TurnRunner {
   readonly #abort = new AbortController();
   readonly #pending = new Map<
     string,
-    { resolve(outcome: PermissionOutcome): void; timer: NodeJS.Timeout }
+    { settle(outcome: PermissionOutcome, by: PermissionDecider): void; timer: NodeJS.Timeout }
   >();
   /** Each announced call's label, fixed by the first event of its id. */
   readonly #labels = new Map<string, ToolLabel>();
+  readonly #spans: TurnSpans;
   #ended = false;
   /** Resolves once the `end` event went out. */
   readonly done: Promise<void>;
@@ -50,15 +59,20 @@ export class TurnRunner {
     listener: (event: TurnEvent) => void,
     options: TurnOptions,
   ) {
+    this.#spans = new TurnSpans(options.tracer, options);
     const emit = (event: TurnEvent) => {
       if (this.#ended) return;
-      if (event.type === 'end') this.#ended = true;
+      if (event.type === 'end') {
+        this.#ended = true;
+        this.#spans.end(event.stopReason);
+      } else if (event.type === 'error') this.#spans.error(event.code);
       listener(event);
     };
     const sink = {
       emit: (event: ProviderTurnEvent) => {
         if (event.type !== 'tool_call') return emit(event);
         const label = this.#label(event.callId, event.identity, options);
+        this.#spans.status(event.callId, event.status);
         emit({
           type: 'tool_call',
           callId: event.callId,
@@ -86,7 +100,7 @@ export class TurnRunner {
         emit({ type: 'error', code: failed.code, message: failed.message });
         stopReason = 'error';
       }
-      this.#settlePending('deny');
+      this.#settlePending('turn-end');
       emit({ type: 'end', stopReason });
     })();
   }
@@ -100,7 +114,7 @@ export class TurnRunner {
   cancel(): boolean {
     if (this.#ended) return false;
     this.#abort.abort();
-    this.#settlePending('deny');
+    this.#settlePending('cancelled');
     return true;
   }
 
@@ -110,8 +124,16 @@ export class TurnRunner {
     if (!pending) return false;
     this.#pending.delete(requestId);
     clearTimeout(pending.timer);
-    pending.resolve(outcome);
+    pending.settle(outcome, 'host');
     return true;
+  }
+
+  /**
+   * Where a `connector` tools/call of local tool `tool` made during this turn hangs (see
+   * {@link TurnSpans.parentFor}); undefined once the turn ended.
+   */
+  toolCallParent(tool: string): TraceContext | undefined {
+    return this.#spans.parentFor(tool);
   }
 
   async #permission(
@@ -123,13 +145,24 @@ export class TurnRunner {
       ask.callId === undefined
         ? labelOf(ask.identity, options.proof)
         : this.#label(ask.callId, ask.identity, options);
-    if (options.permissions === 'allow-connector' && label.connector) return 'allow';
-    if (this.#ended || this.#abort.signal.aborted) return 'deny';
+    const decided = this.#spans.permission(label, ask.identity, ask.callId);
+    if (options.permissions === 'allow-connector' && label.connector) {
+      decided('allow', 'allow-connector');
+      return 'allow';
+    }
+    if (this.#ended || this.#abort.signal.aborted) {
+      decided('deny', 'cancelled');
+      return 'deny';
+    }
     const requestId = randomUUID();
     return new Promise<PermissionOutcome>((resolve) => {
+      const settle = (outcome: PermissionOutcome, by: PermissionDecider) => {
+        decided(outcome, by);
+        resolve(outcome);
+      };
       const timer = setTimeout(() => {
         if (!this.#pending.delete(requestId)) return;
-        resolve('deny');
+        settle('deny', 'timeout');
         const error = new TuttiError('TUTTI_ERR_TURN_PERMISSION_TIMEOUT', {
           provider: options.provider,
           tool: label.server ? `${label.server}/${label.tool}` : label.tool,
@@ -139,7 +172,7 @@ export class TurnRunner {
         this.cancel();
       }, options.permissionTimeoutMs);
       timer.unref();
-      this.#pending.set(requestId, { resolve, timer });
+      this.#pending.set(requestId, { settle, timer });
       emit({
         type: 'permission',
         requestId,
@@ -150,21 +183,26 @@ export class TurnRunner {
     });
   }
 
-  /** The label of call `callId`: the first identity seen for it decides, once. */
+  /**
+   * The label of call `callId`: the first identity seen for it decides, once, and starts
+   * the call's span (an ask that names a call announces it too).
+   */
   #label(callId: string, identity: PermissionAsk['identity'], options: TurnOptions): ToolLabel {
     let label = this.#labels.get(callId);
     if (!label) {
       label = labelOf(identity, options.proof);
       this.#labels.set(callId, label);
+      this.#spans.call(callId, label, identity);
     }
     return label;
   }
 
-  #settlePending(outcome: PermissionOutcome): void {
+  /** Denies every pending permission request: the turn was cancelled or ended. */
+  #settlePending(by: 'cancelled' | 'turn-end'): void {
     for (const [id, pending] of this.#pending) {
       clearTimeout(pending.timer);
       this.#pending.delete(id);
-      pending.resolve(outcome);
+      pending.settle('deny', by);
     }
   }
 }
