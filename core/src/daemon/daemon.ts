@@ -187,7 +187,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(options.audit?.captureValues && { captureValues: true }),
         sessions: {
           providerOf: (id) => host?.findSession(id)?.context.provider,
-          toolCallParent: () => undefined,
+          toolCallParent: (id, tool) => host?.toolCallParent(id, tool),
         },
         ...(options.tracing?.baggage && { baggage: true }),
       }),
@@ -248,6 +248,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }),
       events,
       redactor,
+      tracer,
       onProblem: (session, message) =>
         logger.warn({ session: session.agentSessionId, provider: session.provider }, message),
       guidance: () => renderGuidance(runtime.available()) || undefined,

@@ -11,7 +11,7 @@
 import { TuttiError } from '../errors/index.js';
 import type { SkillDiagnostic } from '../skills/skill-limits.js';
 import type { TuttiEventBody } from '../events/index.js';
-import { type ProcessSupervisor } from '../process/index.js';
+import type { ProcessSupervisor } from '../process/index.js';
 import type { OAuthClients } from '../oauth/types.js';
 import type { ConnectorSandbox } from '../sandbox/index.js';
 import type { ConnectorMCPRegistry } from '../registry/index.js';
