@@ -596,7 +596,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_CONTROL_AUDIT_OFF: {
     message:
-      'This daemon keeps no audit trail of tool calls: it was started with --no-audit. Start tuttid without --no-audit to record them.',
+      'This daemon keeps no audit trail of tool calls: it was started with --no-audit. Restart it without that flag to record them.',
     status: 409,
   },
   TUTTI_ERR_CONTROL_BODY_TOO_LARGE: {
