@@ -8,7 +8,13 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanUp, mcpRequest, tempHomes, writeRelease } from '@tutti/test-kit';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
+import {
+  sessionBinding,
+  startTuttid,
+  stopAll,
+  type TuttidProcess,
+  waitForConnector,
+} from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tutti-audit-');
 
@@ -17,18 +23,6 @@ afterEach(async () => {
   await homes.removeAll();
   await cleanUp();
 });
-
-async function bindingOf(daemon: TuttidProcess, id: string) {
-  const { body } = await daemon.control('POST', '/v1/sessions', {
-    workspaceId: 'ws',
-    agentSessionId: id,
-    cwd: '/tmp',
-  });
-  return {
-    url: daemon.ready.mcpUrl,
-    headers: body.runtime.mcpServers[0].headers as Record<string, string>,
-  };
-}
 
 async function stop(daemon: TuttidProcess): Promise<void> {
   daemon.child.kill('SIGTERM');
@@ -53,7 +47,7 @@ describe('the audit trail', () => {
     const release = await writeRelease({ key: 'kit', serverArgs: [] });
     await daemon.control('POST', '/v1/connectors/install', { path: release });
     await waitForConnector(daemon, 'kit');
-    let binding = await bindingOf(daemon, 'busy');
+    let binding = await sessionBinding(daemon, 'busy');
     const answers = await Promise.all(
       Array.from({ length: 60 }, (_, n) =>
         mcpRequest(binding, 'tools/call', { name: 'kit_echo', arguments: { n } }, { id: n + 1 }),
@@ -67,7 +61,7 @@ describe('the audit trail', () => {
 
     daemon = await startTuttid(home, ['--no-demo']);
     await waitForConnector(daemon, 'kit');
-    binding = await bindingOf(daemon, 'again');
+    binding = await sessionBinding(daemon, 'again');
     await mcpRequest(binding, 'tools/call', { name: 'kit_echo', arguments: {} });
     const page = await daemon.control('GET', '/v1/audit?limit=2');
     expect(page.body.records.map((record: { seq: number }) => record.seq)).toEqual([61, 60]);
@@ -84,7 +78,7 @@ describe('the audit trail', () => {
     const release = await writeRelease({ key: 'kit', serverArgs: [] });
     await daemon.control('POST', '/v1/connectors/install', { path: release });
     await waitForConnector(daemon, 'kit');
-    const binding = await bindingOf(daemon, 'quiet');
+    const binding = await sessionBinding(daemon, 'quiet');
     await mcpRequest(binding, 'tools/call', { name: 'kit_echo', arguments: {} });
     const answer = await daemon.control('GET', '/v1/audit');
     expect(answer.status).toBe(409);
@@ -100,7 +94,7 @@ describe('the audit trail', () => {
     await daemon.control('POST', '/v1/connectors/install', { path: release });
     await daemon.control('PUT', '/v1/connectors/keyed/credentials', { secret: 'keyed-secret-123' });
     await waitForConnector(daemon, 'keyed');
-    const binding = await bindingOf(daemon, 'capturing');
+    const binding = await sessionBinding(daemon, 'capturing');
     await mcpRequest(binding, 'tools/call', {
       name: 'keyed_echo',
       arguments: { note: 'the key is keyed-secret-123', plain: 'visible' },

@@ -23,7 +23,7 @@ import {
   type ReceivedSpan,
   startOtlpReceiver,
 } from '@tutti/test-kit/otlp-receiver';
-import { startTuttid, stopAll, type TuttidProcess, waitForConnector } from '@tutti/test-kit/tuttid';
+import { sessionBinding, startTuttid, stopAll, waitForConnector } from '@tutti/test-kit/tuttid';
 
 const homes = tempHomes('tutti-traces-');
 const receivers: OtlpReceiver[] = [];
@@ -47,17 +47,17 @@ async function receiver(): Promise<OtlpReceiver> {
   return started;
 }
 
-/** A session token of a prepare-only session. */
-async function bindingOf(daemon: TuttidProcess, id: string) {
-  const { body } = await daemon.control('POST', '/v1/sessions', {
-    workspaceId: 'ws',
-    agentSessionId: id,
-    cwd: '/tmp',
-  });
-  return {
-    url: daemon.ready.mcpUrl,
-    headers: body.runtime.mcpServers[0].headers as Record<string, string>,
-  };
+/**
+ * A tuttid started with `args` (and `env`) serving the stdio fixture as connector `kit`,
+ * and the binding of a session `id`.
+ */
+async function kitDaemon(id: string, args: string[], env?: Record<string, string>) {
+  const home = await homes.make();
+  const daemon = await startTuttid(home, ['--no-demo', ...args], env ? { env } : {});
+  const release = await writeRelease({ key: 'kit', serverArgs: [] });
+  await daemon.control('POST', '/v1/connectors/install', { path: release });
+  await waitForConnector(daemon, 'kit');
+  return { home, daemon, binding: await sessionBinding(daemon, id) };
 }
 
 /** The `_meta` the upstream's `echo` saw, from its result. */
@@ -72,12 +72,7 @@ function byName(spans: readonly ReceivedSpan[], name: string): ReceivedSpan[] {
 describe('traces across agent, daemon and upstream', () => {
   it('hangs the daemon SERVER and CLIENT spans under the agent trace and hands the upstream a new parent', async () => {
     const otlp = await receiver();
-    const home = await homes.make();
-    const daemon = await startTuttid(home, ['--no-demo', '--otlp-endpoint', otlp.endpoint]);
-    const release = await writeRelease({ key: 'kit', serverArgs: [] });
-    await daemon.control('POST', '/v1/connectors/install', { path: release });
-    await waitForConnector(daemon, 'kit');
-    const binding = await bindingOf(daemon, 'traced');
+    const { home, daemon, binding } = await kitDaemon('traced', ['--otlp-endpoint', otlp.endpoint]);
     const meta = { traceparent: TRACEPARENT, tracestate: 'vendor=abc' };
 
     const ok = await mcpRequest(binding, 'tools/call', {
@@ -186,12 +181,7 @@ describe('traces across agent, daemon and upstream', () => {
 
   it('starts a new trace for malformed context, links an HTTP traceparent header, and passes baggage only when allowed', async () => {
     const otlp = await receiver();
-    const home = await homes.make();
-    const daemon = await startTuttid(home, ['--no-demo', '--otlp-endpoint', otlp.endpoint]);
-    const release = await writeRelease({ key: 'kit', serverArgs: [] });
-    await daemon.control('POST', '/v1/connectors/install', { path: release });
-    await waitForConnector(daemon, 'kit');
-    const binding = await bindingOf(daemon, 'malformed');
+    const { binding } = await kitDaemon('malformed', ['--otlp-endpoint', otlp.endpoint]);
     const bad = await mcpRequest(binding, 'tools/call', {
       name: 'kit_echo',
       arguments: { withMeta: true },
@@ -241,7 +231,7 @@ describe('traces across agent, daemon and upstream', () => {
     );
     await daemon.control('POST', '/v1/connectors/install', { path: release });
     await waitForConnector(daemon, 'remote');
-    const binding = await bindingOf(daemon, 'http');
+    const binding = await sessionBinding(daemon, 'http');
     const answer = await mcpRequest(binding, 'tools/call', {
       name: 'remote_echo',
       arguments: { withMeta: true },
@@ -260,21 +250,14 @@ describe('traces across agent, daemon and upstream', () => {
 
   it('sends nothing and loads no exporter without an endpoint', async () => {
     const otlp = await receiver();
-    const home = await homes.make();
     const modules = join(await tempDir('tutti-modules-'), 'loaded.txt');
     // The OTEL variables are cleared: a daemon without an endpoint, the receiver listening.
-    const daemon = await startTuttid(home, ['--no-demo'], {
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: '',
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-        NODE_OPTIONS: `--import=${RECORD_MODULES}`,
-        TUTTI_TEST_MODULE_LOG: modules,
-      },
+    const { binding } = await kitDaemon('untraced', [], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+      NODE_OPTIONS: `--import=${RECORD_MODULES}`,
+      TUTTI_TEST_MODULE_LOG: modules,
     });
-    const release = await writeRelease({ key: 'kit', serverArgs: [] });
-    await daemon.control('POST', '/v1/connectors/install', { path: release });
-    await waitForConnector(daemon, 'kit');
-    const binding = await bindingOf(daemon, 'untraced');
     const answer = await mcpRequest(binding, 'tools/call', {
       name: 'kit_echo',
       arguments: { withMeta: true },

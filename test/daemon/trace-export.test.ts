@@ -38,8 +38,10 @@ async function tracedDaemon(endpoint: string) {
     headers,
     body: JSON.stringify({ workspaceId: 'ws', agentSessionId: 'export', cwd: home }),
   });
-  const { runtime } = await session.json();
-  return { url: daemon.mcpUrl, headers: runtime.mcpServers[0].headers as Record<string, string> };
+  const { runtime } = (await session.json()) as {
+    runtime: { mcpServers: { headers: Record<string, string> }[] };
+  };
+  return { url: daemon.mcpUrl, headers: runtime.mcpServers[0]!.headers };
 }
 
 describe('span export', () => {

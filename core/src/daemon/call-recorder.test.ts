@@ -2,13 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../audit/index.js';
 import type { ConnectorApp } from '../server/connector-app.js';
 import { createPassThroughTracer } from '../telemetry/pass-through.js';
-import {
-  formatTraceparent,
-  newSpanId,
-  newTraceId,
-  type TraceContext,
-} from '../telemetry/trace-context.js';
-import type { Span, SpanStart, Tracer } from '../telemetry/types.js';
+import { formatTraceparent, type TraceContext } from '../telemetry/trace-context.js';
+import type { Tracer } from '../telemetry/types.js';
+import { recordingTracer } from '@tutti/test-kit/core/recording-tracer';
 import {
   createApp,
   createWorld,
@@ -17,46 +13,6 @@ import {
   type World,
 } from '@tutti/test-kit/core/server-world';
 import { createCallRecorder, type RecordedSessions } from './call-recorder.js';
-
-/** A span the recording tracer made. */
-interface Made {
-  readonly start: SpanStart;
-  readonly context: TraceContext;
-  attributes: Record<string, unknown>;
-  error?: string;
-  ended: boolean;
-}
-
-/** A tracer that records the spans it makes, with real ids. */
-function recordingTracer(): Tracer & { spans: Made[] } {
-  const spans: Made[] = [];
-  return {
-    spans,
-    recording: true,
-    start(start) {
-      const made: Made = {
-        start,
-        context: { traceId: start.parent?.traceId ?? newTraceId(), spanId: newSpanId(), flags: 1 },
-        attributes: { ...start.attributes },
-        ended: false,
-      };
-      spans.push(made);
-      const span: Span = {
-        context: made.context,
-        set: (more) => Object.assign(made.attributes, more),
-        fail: (errorType) => {
-          made.error = errorType;
-        },
-        end: () => {
-          made.ended = true;
-        },
-      };
-      return span;
-    },
-    flush: async () => {},
-    close: async () => {},
-  };
-}
 
 const AGENT: TraceContext = { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), flags: 1 };
 const TURN: TraceContext = { traceId: 'ef'.repeat(16), spanId: '12'.repeat(8), flags: 1 };
@@ -99,7 +55,7 @@ describe('the call recorder', () => {
   }
 
   it('hangs a 2026-07-28 call under its _meta traceparent and hands the upstream the CLIENT span', async () => {
-    const tracer = recordingTracer();
+    const { tracer, spans } = recordingTracer();
     const app = start(tracer);
     const { headers, payload } = modernRequest(world.token, 3, 'tools/call', {
       name: 'gh_search',
@@ -114,25 +70,27 @@ describe('the call recorder', () => {
       payload: body,
     });
     expect(res.statusCode).toBe(200);
-    const [serverSpan, clientSpan] = tracer.spans;
-    expect(serverSpan!.start).toMatchObject({
+    const [serverSpan, clientSpan] = spans;
+    expect(serverSpan).toMatchObject({
       name: 'tools/call gh_search',
       kind: 'server',
-      parent: AGENT,
+      parent: AGENT.spanId,
+      context: { traceId: AGENT.traceId },
     });
     expect(serverSpan!.attributes).toMatchObject({
       'mcp.protocol.version': '2026-07-28',
       'jsonrpc.request.id': '3',
     });
-    expect(clientSpan!.start).toMatchObject({
+    expect(clientSpan).toMatchObject({
       name: 'tools/call search',
       kind: 'client',
-      parent: serverSpan!.context,
+      parent: serverSpan!.context.spanId,
+      context: { traceId: AGENT.traceId },
     });
     expect(world.gh.calls[0]!.meta).toEqual({
       traceparent: formatTraceparent(clientSpan!.context),
     });
-    expect(tracer.spans.every((span) => span.ended)).toBe(true);
+    expect(spans.every((span) => span.ended)).toBe(true);
     expect(turnAsked).toEqual([]);
     expect(entries[0]).toMatchObject({
       protocol: '2026-07-28',
@@ -142,11 +100,11 @@ describe('the call recorder', () => {
   });
 
   it('hangs a call without trace context under its session turn, and records who called what', async () => {
-    const tracer = recordingTracer();
+    const { tracer, spans } = recordingTracer();
     const app = start(tracer);
     await legacyCall(app, { name: 'gh_search', arguments: { q: 'secret-value' } });
     expect(turnAsked).toEqual(['sess-1:gh_search']);
-    expect(tracer.spans[0]!.start.parent).toEqual(TURN);
+    expect(spans[0]).toMatchObject({ parent: TURN.spanId, context: { traceId: TURN.traceId } });
     expect(entries).toHaveLength(1);
     const entry = entries[0]!;
     expect(entry).toMatchObject({
@@ -168,7 +126,7 @@ describe('the call recorder', () => {
   });
 
   it('names each way a call ends, and marks the spans failed', async () => {
-    const tracer = recordingTracer();
+    const { tracer, spans } = recordingTracer();
     const app = start(tracer);
     const meta = { _meta: { traceparent: formatTraceparent(AGENT) } };
     await legacyCall(app, { name: 'gh_fail', arguments: {}, ...meta });
@@ -186,19 +144,15 @@ describe('the call recorder', () => {
       ['gh_search', 'rpc_error', undefined, -32602],
       ['gh_slow', 'cancelled', 'TUTTI_ERR_UPSTREAM_CANCELLED', -32603],
     ]);
-    const errors = tracer.spans
-      .filter((span) => span.start.kind === 'server')
-      .map((span) => span.error);
+    const errors = spans.filter((span) => span.kind === 'server').map((span) => span.failed);
     expect(errors).toEqual(['tool_error', '-32602', '-32603', '-32602', '-32603']);
-    const client = tracer.spans
-      .filter((span) => span.start.kind === 'client')
-      .map((span) => span.error);
+    const client = spans.filter((span) => span.kind === 'client').map((span) => span.failed);
     expect(client).toEqual([
       'tool_error',
       'TUTTI_ERR_UPSTREAM_CALL_FAILED',
       'TUTTI_ERR_UPSTREAM_CANCELLED',
     ]);
-    expect(tracer.spans.every((span) => span.ended)).toBe(true);
+    expect(spans.every((span) => span.ended)).toBe(true);
   });
 
   it('passes the agent context on unchanged with tracing off, and asks no turn', async () => {

@@ -260,6 +260,22 @@ export async function waitForConnector(
   }
 }
 
+/**
+ * Opens a prepare-only session `agentSessionId` (workspace `ws`) and answers its binding:
+ * the `connector` server's URL and the session's bearer header, as an agent gets them.
+ */
+export async function sessionBinding(
+  daemon: Pick<TuttidProcess, 'control' | 'ready'>,
+  agentSessionId: string,
+): Promise<{ url: string; headers: Record<string, string> }> {
+  const { body } = await daemon.control('POST', '/v1/sessions', {
+    workspaceId: 'ws',
+    agentSessionId,
+    cwd: '/tmp',
+  });
+  return { url: daemon.ready.mcpUrl, headers: body.runtime.mcpServers[0].headers };
+}
+
 /** What a command printed and how it ended. */
 export interface CommandResult {
   readonly code: number | null;
