@@ -2,8 +2,9 @@
  * `/dashboard/api/*`, behind the session guard: each call is passed to the control
  * endpoint of the same name in-process, with the daemon's own control token (which never
  * leaves the daemon), so answers and errors are the control API's (the audit trail of tool
- * calls included, with the page's query string as it came); plus the tool list and the
- * event stream, which ends when the session that opened it does.
+ * calls included, asked with the page's query string as it came, and answered without
+ * captured values); plus the tool list and the event stream, which ends when the session
+ * that opened it does.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { streamEvents } from '../daemon/events-endpoint.js';
@@ -109,7 +110,15 @@ export function registerApiRoutes(
     return streamEvents(ctx.events, request, reply, session.ended);
   });
   // The audit trail of tools/call (the Tool calls view), asked with the page's own query.
-  api('GET', '/audit', (request, reply) => forward(reply, 'GET', `/v1/audit${queryOf(request)}`));
+  api('GET', '/audit', async (request, reply) => {
+    const answer = await ask('GET', `/v1/audit${queryOf(request)}`);
+    const body = answer.json() as { records?: Record<string, unknown>[] };
+    // Values captured with --audit-values stay in the daemon: the page shows none.
+    if (answer.statusCode === 200 && Array.isArray(body.records)) {
+      body.records = body.records.map(({ arguments: _a, result: _r, ...record }) => record);
+    }
+    return reply.code(answer.statusCode).headers(HEADERS).send(body);
+  });
   api('POST', '/connectors/install', (request, reply) =>
     forward(reply, 'POST', '/v1/connectors/install', request.body ?? {}),
   );
