@@ -62,7 +62,7 @@ function rowOf(record: ToolCallRecord): HTMLTableRowElement {
       'data-outcome': record.outcome,
       'data-connector': record.connector ?? '',
     },
-    h('td', {}, whenOf(record.time)),
+    h('td', { class: 'time' }, whenOf(record.time)),
     h('td', { class: 'connector' }, record.connector ?? '—'),
     h(
       'td',
@@ -72,7 +72,7 @@ function rowOf(record: ToolCallRecord): HTMLTableRowElement {
     ),
     h(
       'td',
-      {},
+      { class: 'session' },
       h('code', {}, record.session),
       h('br'),
       h('small', {}, `${record.provider ?? 'no provider'} · ${record.workspace}`),
@@ -232,11 +232,17 @@ export function toolCallsView(host: { say(message: string, isError?: boolean): v
     connector.select.value = chosen;
   }
 
-  function live(error?: unknown): void {
+  /** Says whether the view is live; false when asking again is of no use. */
+  function live(error?: unknown): boolean {
     status.className = error ? 'offline' : 'live';
-    status.textContent = error
-      ? `Not updating: ${messageOf(error)}; trying again.`
-      : `Live: new calls appear at the top (checked every ${POLL_MS / 1000} s).`;
+    if (!error) {
+      status.textContent = `Live: new calls appear at the top (checked every ${POLL_MS / 1000} s).`;
+      return true;
+    }
+    // A daemon started with --no-audit keeps none until it restarts, which ends this session.
+    const off = error instanceof ApiError && error.code === 'TUTTI_ERR_CONTROL_AUDIT_OFF';
+    status.textContent = off ? error.message : `Not updating: ${messageOf(error)}; trying again.`;
+    return !off;
   }
 
   async function reload(): Promise<void> {
@@ -268,7 +274,7 @@ export function toolCallsView(host: { say(message: string, isError?: boolean): v
         draw();
       } catch (error) {
         if (error instanceof ApiError && error.code === 'TUTTI_ERR_DASHBOARD_SIGNED_OUT') return;
-        live(error);
+        if (!live(error)) return;
       }
     }
     if (running && timer === undefined) timer = setTimeout(tick, POLL_MS);
