@@ -3,7 +3,7 @@
  * under one filter, with no gap inside it. `reload` reads the newest page, `older` the page
  * below the oldest held, `newer` what came after the newest held (the live poll). An answer
  * to an earlier filter (changed meanwhile) is dropped. It imports nothing and touches no
- * DOM, so a test runs it in Node against a real daemon.
+ * DOM, so a test runs it in Node.
  */
 
 /** What the view filters on (absent: all); names and values as `GET /v1/audit` takes them. */
