@@ -23,14 +23,14 @@ const OUTCOMES: Record<ToolCallOutcome, { readonly mark: string; readonly label:
 };
 
 /** A size in bytes, short. */
-export function sizeOf(bytes: number): string {
+function sizeOf(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 /** A duration in ms, short. */
-export function durationOf(ms: number): string {
+function durationOf(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
