@@ -165,3 +165,43 @@ export interface Session {
   readonly reason?: string;
   readonly exit?: { code: number | null; signal: string | null; description?: string };
 }
+/**
+ * How a tool call ended. A copy of `AuditOutcome` in core/src/audit/types.ts (the page is
+ * built apart from core and imports none of it): change both together.
+ */
+export type ToolCallOutcome =
+  | 'ok'
+  | 'tool_error'
+  | 'rpc_error'
+  | 'timeout'
+  | 'cancelled'
+  | 'auth_required';
+/**
+ * One audit record of a `tools/call` (`GET /dashboard/api/audit`). A copy of `AuditRecord`
+ * in core/src/audit/types.ts, kept in step with it, without the captured values
+ * (`arguments`, `result`), which the page never reads or shows.
+ */
+export interface ToolCallRecord {
+  readonly seq: number;
+  /** When the call arrived (ISO 8601, UTC). */
+  readonly time: string;
+  readonly workspace: string;
+  readonly session: string;
+  readonly provider?: string;
+  /** The tool name the agent called (`<connectorKey>_<tool>`). */
+  readonly tool: string;
+  /** What it resolved to (absent when it did not). */
+  readonly connector?: string;
+  readonly upstreamTool?: string;
+  readonly generation?: number;
+  readonly protocol: string;
+  readonly durationMs: number;
+  readonly outcome: ToolCallOutcome;
+  /** The daemon's error code (`TUTTI_ERR_*`) and the JSON-RPC code the agent was answered. */
+  readonly code?: string;
+  readonly rpcCode?: number;
+  readonly argBytes: number;
+  readonly resultBytes: number;
+  readonly argDigest: string;
+  readonly traceId?: string;
+}

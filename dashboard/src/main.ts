@@ -1,7 +1,8 @@
 /**
  * The dashboard page: signs in with the one-time code of the login link (credential.ts),
- * shows one view at a time (connectors, one connector's tools, sessions, live events) and
- * keeps every view current from the daemon's event stream, without a reload.
+ * shows one view at a time (connectors, one connector's tools, sessions, tool calls, live
+ * events) and keeps every view current from the daemon's event stream, without a reload
+ * (the tool calls view reads on by itself while shown: no event carries a call).
  */
 import {
   ApiError,
@@ -20,10 +21,11 @@ import { h } from './dom';
 import { eventsView } from './events-view';
 import { followEvents, type LiveEvent } from './live-events';
 import { sessionsView } from './sessions-view';
+import { toolCallsView } from './tool-calls-view';
 import { toolsView } from './tools-view';
 import './style.css';
 
-type View = 'connectors' | 'sessions' | 'events' | { tools: string };
+type View = 'connectors' | 'sessions' | 'calls' | 'events' | { tools: string };
 
 // The login code leaves the address bar and the tab's history before anything else runs.
 const loginCode = takeLoginCode();
@@ -63,6 +65,7 @@ const host = {
   showTools: (key: string) => show({ tools: key }, true),
 };
 const connectors = connectorsView(host);
+const calls = toolCallsView(host);
 
 /** Shows `title`, why, and how to get a new login link; hides the views. */
 function showSignedOut(title: string, why?: string): void {
@@ -91,6 +94,7 @@ function signedOut(): void {
   if (!state.signedIn) return;
   state.signedIn = false;
   stream.abort();
+  calls.stop();
   showSignedOut('Signed out');
 }
 whenSignedOut(signedOut);
@@ -112,6 +116,10 @@ function render(): void {
     redraw(['sessions', state.sessions, state.toolsVersion], () =>
       sessionsView(state.sessions, state.toolsVersion, host),
     );
+  } else if (view === 'calls') {
+    calls.update(state.connectors.map((connector) => connector.key));
+    if (main.firstElementChild !== calls.element) main.replaceChildren(calls.element);
+    shown = '';
   } else if (view === 'events') {
     redraw(['events', state.events.at(-1)?.id, state.connected], () =>
       eventsView(state.events, state.connected),
@@ -136,6 +144,8 @@ function show(view: View, focus = false): void {
   // What an action in the view left before is no news in another one.
   if (state.view !== view) host.say('');
   state.view = view;
+  if (view === 'calls') calls.start();
+  else calls.stop();
   render();
   if (focus) main.querySelector('h2')?.setAttribute('tabindex', '-1');
   if (focus) (main.querySelector('h2') as HTMLElement | null)?.focus();

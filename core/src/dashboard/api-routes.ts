@@ -1,8 +1,10 @@
 /**
  * `/dashboard/api/*`, behind the session guard: each call is passed to the control
  * endpoint of the same name in-process, with the daemon's own control token (which never
- * leaves the daemon), so answers and errors are the control API's; plus the tool list and
- * the event stream, which ends when the session that opened it does.
+ * leaves the daemon), so answers and errors are the control API's (the audit trail of tool
+ * calls included, asked with the page's query string as it came, and answered without
+ * captured values); plus the tool list and the event stream, which ends when the session
+ * that opened it does.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { streamEvents } from '../daemon/events-endpoint.js';
@@ -62,6 +64,11 @@ export function registerApiRoutes(
       onRequest: guard.onRequest,
       handler,
     });
+  /** The query string of `request`, `?` included ('' when it has none), as it came. */
+  const queryOf = (request: FastifyRequest) => {
+    const at = request.url.indexOf('?');
+    return at < 0 ? '' : request.url.slice(at);
+  };
   const param = (request: FastifyRequest, name: string) =>
     encodeURIComponent((request.params as Record<string, string>)[name] ?? '');
 
@@ -101,6 +108,16 @@ export function registerApiRoutes(
     const session = guard.sessionOf(request);
     if (!session) return refuse(reply, new TuttiError('TUTTI_ERR_DASHBOARD_SIGNED_OUT'));
     return streamEvents(ctx.events, request, reply, session.ended);
+  });
+  // The audit trail of tools/call (the Tool calls view), asked with the page's own query.
+  api('GET', '/audit', async (request, reply) => {
+    const answer = await ask('GET', `/v1/audit${queryOf(request)}`);
+    const body = answer.json() as { records?: Record<string, unknown>[] };
+    // Values captured with --audit-values stay in the daemon: the page shows none.
+    if (answer.statusCode === 200 && Array.isArray(body.records)) {
+      body.records = body.records.map(({ arguments: _a, result: _r, ...record }) => record);
+    }
+    return reply.code(answer.statusCode).headers(HEADERS).send(body);
   });
   api('POST', '/connectors/install', (request, reply) =>
     forward(reply, 'POST', '/v1/connectors/install', request.body ?? {}),
