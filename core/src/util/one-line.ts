@@ -1,4 +1,5 @@
 /** Text from elsewhere (an upstream's error, a thrown value) as it may sit inside a message. */
+import { cutText } from './cut-text.js';
 
 /** Longest text carried into a client-facing message. */
 const LIMIT = 300;
@@ -10,5 +11,5 @@ const LIMIT = 300;
  */
 export function oneLine(text: string, fallback = 'no reason given'): string {
   const line = text.replace(/\s+/g, ' ').trim() || fallback;
-  return line.length > LIMIT ? `${line.slice(0, LIMIT)}…` : line;
+  return cutText(line, LIMIT);
 }
