@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { sanitizeText } from './sanitize-text.js';
 
+/** Half of a surrogate pair, alone. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 describe('connector text made safe for agent guidance', () => {
   it('removes links, paths and secret-looking values, on one line', () => {
     expect(sanitizeText('See https://evil.test/x\nor /home/me/.ssh/id and token=abc123')).toBe(
@@ -17,6 +20,6 @@ describe('connector text made safe for agent guidance', () => {
   it('cuts long text with a mark and never halves a character', () => {
     const cut = sanitizeText(`${'a'.repeat(8)}😀😀`, 10);
     expect(cut).toBe('aaaaaaaa…');
-    expect(cut).toBe(cut.toWellFormed());
+    expect(LONE_SURROGATE.test(cut)).toBe(false);
   });
 });

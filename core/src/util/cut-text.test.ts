@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { oneLine } from './one-line.js';
 import { cutText } from './cut-text.js';
 
+/** Half of a surrogate pair, alone. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 describe('cutting text for a message', () => {
   it('keeps short text and cuts long text to the limit, the mark included', () => {
     expect(cutText('abc', 3)).toBe('abc');
@@ -20,7 +23,7 @@ describe('cutting text for a message', () => {
           expect(cut.length).toBeLessThanOrEqual(
             Math.max(max, text.length <= max ? text.length : 0),
           );
-          expect(cut).toBe(cut.toWellFormed());
+          expect(LONE_SURROGATE.test(cut)).toBe(false);
         },
       ),
     );
