@@ -2,8 +2,9 @@
  * The `tools/call` observer of the `connector` server child, when a bench asks for one
  * (`BENCH_OBSERVER`, JSON of {@link BenchObserverOptions}): the daemon's call recorder
  * (`createCallRecorder`) over the OpenTelemetry tracer exporting to an OTLP endpoint, or
- * over the pass-through tracer without one. The child answers the bench's `flush` (every
- * span exported) and `stats` (spans the processor dropped) with it.
+ * over the pass-through tracer without one, with or without an audit log (`openAuditLog`).
+ * The child answers the bench's `flush` (every span exported, every record written) and
+ * `stats` (spans dropped, records written and dropped) with it.
  */
 type Internal = typeof import('@tutti/core/internal');
 type Observer = ReturnType<Internal['createCallRecorder']>;
@@ -12,18 +13,27 @@ type Observer = ReturnType<Internal['createCallRecorder']>;
 export interface BenchObserverOptions {
   /** The OTLP/HTTP traces URL; none: the pass-through tracer (nothing recorded). */
   readonly otlpTracesUrl?: string;
+  /** The audit log's folder and caps (`AuditLogOptions`); none: no audit. */
+  readonly audit?: {
+    readonly dir: string;
+    readonly maxFileBytes?: number;
+    readonly maxFiles?: number;
+  };
 }
 
 /** Counters of one observer since it opened. */
 export interface BenchObserverStats {
   /** Spans the drop-oldest processor dropped (queue full or a failed export). */
   readonly spansDropped: number;
+  /** Audit records written, and lost (queue overflow, failed writes). */
+  readonly auditWritten: number;
+  readonly auditDropped: number;
 }
 
 /** The child's observer and its handles. */
 export interface BenchObserver {
   readonly observer: Observer;
-  /** Exports every span ended so far. */
+  /** Exports every span ended so far and writes every record handed over. */
   flush(): Promise<void>;
   stats(): BenchObserverStats;
   close(): Promise<void>;
@@ -53,14 +63,24 @@ export async function openBenchObserver(
       },
     },
   );
+  const audit = options.audit && (await internal.openAuditLog(options.audit));
   const observer = internal.createCallRecorder({
     tracer,
+    ...(audit && { audit }),
     sessions: { providerOf: () => 'bench', toolCallParent: () => undefined },
   });
   return {
     observer,
-    flush: () => tracer.flush(),
-    stats: () => ({ spansDropped }),
-    close: () => tracer.close(),
+    async flush() {
+      await Promise.all([tracer.flush(), audit?.flush()]);
+    },
+    stats: () => ({
+      spansDropped,
+      auditWritten: audit?.stats.written ?? 0,
+      auditDropped: audit?.stats.dropped ?? 0,
+    }),
+    async close() {
+      await Promise.all([tracer.close(), audit?.close()]);
+    },
   };
 }

@@ -39,9 +39,9 @@ export interface ConnectorChild extends BenchServer {
   bump(): Promise<bigint>;
   /**
    * Asks the child's observer (`observer` option): `flush` resolves once every span is
-   * exported and every record written, `stats` to its counters.
+   * exported and every record written, `stats` to its counters (lib/bench-observer.ts).
    */
-  ask(type: 'flush' | 'stats'): Promise<Record<string, unknown>>;
+  ask<T = Record<string, unknown>>(type: 'flush' | 'stats'): Promise<T>;
 }
 
 /** What a server child reports over IPC once it listens. */
@@ -137,16 +137,17 @@ export async function startConnector({
         group.child.send({ type: 'bump', seq: mine });
       });
     },
-    ask(type) {
+    ask<T>(type: 'flush' | 'stats') {
       seq += 1;
       const mine = seq;
-      return new Promise((resolve, reject) => {
+      return new Promise<T>((resolve, reject) => {
         const onExit = () =>
           reject(new Error(`the connector child exited before its ${type} reply`));
         const onMessage = (message: { type?: string; seq?: number }) => {
           if (message?.type !== 'reply' || message.seq !== mine) return;
           group.child.off('message', onMessage).off('exit', onExit);
-          resolve(message);
+          const { type: _type, seq: _seq, ...answer } = message;
+          resolve(answer as T);
         };
         group.child.on('message', onMessage).once('exit', onExit);
         group.child.send({ type, seq: mine });
