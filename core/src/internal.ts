@@ -21,6 +21,7 @@ export { createProcessSupervisor, type ProcessSupervisor } from './process/super
 export { createSecretRedactor } from './process/secret-redactor.js';
 export { openTracer, tracesEndpointOf } from './telemetry/open-tracer.js';
 export { createCallRecorder } from './daemon/call-recorder.js';
+export { openAuditLog } from './audit/index.js';
 
 // Tokens, the registry and the loopback `connector` server.
 export { createTokenService, type RevokeReason, type TokenService } from './auth/token-service.js';

@@ -7,10 +7,14 @@
  * over IPC; answers `{ type: 'bump' }` by committing a changed `probe` connector and
  * replying with the monotonic clock (`process.hrtime`, ns) read just before the commit.
  * `BENCH_CORE_DIST=<dir>` runs another build of `core/dist` (A/B runs of a server change).
+ * `BENCH_OBSERVER` (JSON, lib/bench-observer.ts) gives the server the daemon's call
+ * recorder; then `{ type: 'flush' }` exports and writes what it holds and `{ type: 'stats' }`
+ * reads its counters, each answered `{ type: 'reply', seq, ... }`.
  */
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type BenchObserver, benchObserverOptions, openBenchObserver } from './bench-observer.js';
 import { manyTools } from './tool-sets.js';
 
 type Internal = typeof import('@tutti/core/internal');
@@ -19,8 +23,9 @@ type Internal = typeof import('@tutti/core/internal');
 const internal = process.env.BENCH_CORE_DIST
   ? pathToFileURL(resolve(process.env.BENCH_CORE_DIST, 'internal.js')).href
   : '@tutti/core/internal';
+const core = (await import(internal)) as Internal;
 const { createConnectorMCPRegistry, createConnectorServer, createTokenService, openStdioUpstream } =
-  (await import(internal)) as Internal;
+  core;
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
@@ -54,6 +59,8 @@ for (const { key, tools } of manyTools(extraTools)) registry.commit(key, 1, inPr
 
 const tokens = createTokenService();
 const token = tokens.issue('bench-workspace', 'bench-session');
+const observing = benchObserverOptions();
+const observed: BenchObserver | undefined = observing && (await openBenchObserver(core, observing));
 // The fan-out bench opens 100 listen streams on its one token; the default cap is 16 per
 // token (docs/limits.md), so this server raises it.
 const server = await createConnectorServer({
@@ -61,10 +68,21 @@ const server = await createConnectorServer({
   tokens,
   keepAliveMs: 0,
   maxListenStreamsPerToken: 1000,
+  ...(observed && { observer: observed.observer }),
 });
 
 let generation = 1;
 process.on('message', (message: { type?: string; seq?: number }) => {
+  if (message?.type === 'flush') {
+    void (observed?.flush() ?? Promise.resolve()).then(() =>
+      process.send?.({ type: 'reply', seq: message.seq }),
+    );
+    return;
+  }
+  if (message?.type === 'stats') {
+    process.send?.({ type: 'reply', seq: message.seq, ...observed?.stats() });
+    return;
+  }
   if (message?.type !== 'bump') return;
   generation += 1;
   const tool = { name: `probe_${generation}`, inputSchema: { type: 'object' as const } };
@@ -75,6 +93,7 @@ process.on('message', (message: { type?: string; seq?: number }) => {
 
 async function shutdown(): Promise<void> {
   await server.close();
+  await observed?.close();
   await upstream?.close();
   process.exit(0);
 }

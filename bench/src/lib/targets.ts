@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@tutti/test-kit/free-port';
 import { LOOPBACK_ONLY } from '@tutti/test-kit/paths';
+import type { BenchObserverOptions } from './bench-observer.js';
 import { firstMessage, spawnGroup, waitForPort } from './processes.js';
 
 const require = createRequire(import.meta.url);
@@ -36,6 +37,11 @@ export interface ConnectorChild extends BenchServer {
   readonly pid: number;
   /** Commits a visible change; resolves to the child's monotonic clock (ns) just before it. */
   bump(): Promise<bigint>;
+  /**
+   * Asks the child's observer (`observer` option): `flush` resolves once every span is
+   * exported and every record written, `stats` to its counters (lib/bench-observer.ts).
+   */
+  ask<T = Record<string, unknown>>(type: 'flush' | 'stats'): Promise<T>;
 }
 
 /** What a server child reports over IPC once it listens. */
@@ -79,6 +85,12 @@ export interface ConnectorOptions {
   tools?: number;
   /** Another build's core/dist folder (default: `BENCH_CORE_DIST`, else this build). */
   coreDist?: string | undefined;
+  /** Give the server the daemon's call recorder (lib/bench-observer.ts); none: no observer. */
+  observer?: BenchObserverOptions;
+  /** Node arguments before the child's script (e.g. the heap probe's). */
+  nodeArgs?: readonly string[];
+  /** More environment for the child. */
+  env?: Record<string, string>;
 }
 
 /** The `connector` server in a child. */
@@ -86,11 +98,21 @@ export async function startConnector({
   upstream = 'everything',
   tools = 0,
   coreDist = process.env.BENCH_CORE_DIST,
+  observer,
+  nodeArgs = [],
+  env = {},
 }: ConnectorOptions = {}): Promise<ConnectorChild> {
   const group = spawnGroup(
     process.execPath,
-    [here('./connector-server-child.js'), upstream, '--tools', String(tools)],
-    { ipc: true, env: coreDist ? { BENCH_CORE_DIST: coreDist } : {} },
+    [...nodeArgs, here('./connector-server-child.js'), upstream, '--tools', String(tools)],
+    {
+      ipc: true,
+      env: {
+        ...env,
+        ...(coreDist && { BENCH_CORE_DIST: coreDist }),
+        ...(observer && { BENCH_OBSERVER: JSON.stringify(observer) }),
+      },
+    },
   );
   const ready = await firstMessage<{ url: string; token: string; tools: number }>(group);
   let seq = 0;
@@ -113,6 +135,22 @@ export async function startConnector({
         };
         group.child.on('message', onMessage);
         group.child.send({ type: 'bump', seq: mine });
+      });
+    },
+    ask<T>(type: 'flush' | 'stats') {
+      seq += 1;
+      const mine = seq;
+      return new Promise<T>((resolve, reject) => {
+        const onExit = () =>
+          reject(new Error(`the connector child exited before its ${type} reply`));
+        const onMessage = (message: { type?: string; seq?: number }) => {
+          if (message?.type !== 'reply' || message.seq !== mine) return;
+          group.child.off('message', onMessage).off('exit', onExit);
+          const { type: _type, seq: _seq, ...answer } = message;
+          resolve(answer as T);
+        };
+        group.child.on('message', onMessage).once('exit', onExit);
+        group.child.send({ type, seq: mine });
       });
     },
     stop: () => group.stop(),
