@@ -3,9 +3,18 @@
  * (the `seq`, the size and digest of the arguments' JSON text, and, with the capture setting
  * on, the values as redacted, capped text). Runs in the writer's flush, never on append.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { AuditEntry } from './audit-log.js';
 import type { AuditRecord } from './types.js';
+
+/**
+ * The hex SHA-256 of `text`: the one-shot `crypto.hash` (Node 20.12 on; about five times
+ * cheaper per small text than a Hash object), else a Hash object on older Node 20 releases.
+ */
+const sha256: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text)
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** Most UTF-8 bytes kept of a captured value (the arguments, the result), marker included. */
 export const CAPTURED_VALUE_BYTES = 4096;
@@ -46,7 +55,7 @@ export function toAuditRecord(
     rpcCode: entry.rpcCode,
     argBytes: Buffer.byteLength(argText, 'utf8'),
     resultBytes: entry.resultBytes,
-    argDigest: `sha256:${createHash('sha256').update(argText, 'utf8').digest('hex')}`,
+    argDigest: `sha256:${sha256(argText)}`,
     traceId: entry.traceId,
     ...(capture && {
       arguments: captured(argText, capture),
