@@ -52,6 +52,32 @@ describe('tuttid arguments', () => {
     );
   });
 
+  it('samples new traces as the OTEL sampler variables say, and refuses a sampler it cannot follow', () => {
+    const env = {
+      TUTTI_HOME: '/tmp/tutti-args-home',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+    };
+    expect(parseTuttidArgs([], env).tracing.sampleRatio).toBeUndefined();
+    const ratio = {
+      ...env,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    };
+    expect(parseTuttidArgs([], ratio).tracing.sampleRatio).toBe(0.1);
+    expect(
+      parseTuttidArgs([], { ...env, OTEL_TRACES_SAMPLER: 'parentbased_always_on' }).tracing
+        .sampleRatio,
+    ).toBeUndefined();
+    for (const bad of [
+      { OTEL_TRACES_SAMPLER: 'jaeger_remote' },
+      { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' },
+    ]) {
+      expect(() => parseTuttidArgs([], { ...env, ...bad })).toThrow(
+        'OTEL_TRACES_SAMPLER takes parentbased_traceidratio',
+      );
+    }
+  });
+
   it('keeps the audit trail without values unless told otherwise', () => {
     const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     expect(parseTuttidArgs([], env).audit).toEqual({ enabled: true, captureValues: false });

@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import { type CredentialStoreMode, SANDBOX_MODES, type SandboxMode, TuttiError } from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
-import { tracesEndpointOf } from '@tutti/core/internal';
+import { sampleRatioOf, tracesEndpointOf } from '@tutti/core/internal';
 import { DEFAULT_LOG_FILE_BYTES, DEFAULT_LOG_FILES } from './daemon-log/log-file.js';
 
 /** What `tuttid --help` prints. */
@@ -152,8 +152,11 @@ export interface TuttidArgs {
   oauthClientMetadataUrl?: string;
   /** `--sandbox`: isolation of connector servers (default `auto`). */
   sandbox: SandboxMode;
-  /** Where traces go (`--otlp-endpoint`, else the OTEL variables) and whether baggage passes. */
-  tracing: { endpoint?: string; baggage: boolean };
+  /**
+   * Where traces go (`--otlp-endpoint`, else the OTEL variables), whether baggage passes, and
+   * the share of new traces recorded (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`).
+   */
+  tracing: { endpoint?: string; baggage: boolean; sampleRatio?: number };
   /** `--no-audit`, `--audit-values`. */
   audit: { enabled: boolean; captureValues: boolean };
 }
@@ -240,9 +243,24 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
     tracing: {
       ...endpointOf(values['otlp-endpoint'] as string | undefined, env),
       baggage: values['trace-baggage'] === true,
+      ...sampleOf(env),
     },
     audit: { enabled: values['no-audit'] !== true, captureValues: values['audit-values'] === true },
   };
+}
+
+/** The sample ratio the OTEL sampler variables ask for; a sampler tuttid cannot follow is refused. */
+function sampleOf(env: NodeJS.ProcessEnv): { sampleRatio?: number } {
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim();
+  if (!sampler || sampler === 'parentbased_always_on' || sampler === 'always_on') return {};
+  const ratio = sampleRatioOf(env);
+  if (ratio === undefined) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem:
+        'OTEL_TRACES_SAMPLER takes parentbased_traceidratio (or traceidratio) with OTEL_TRACES_SAMPLER_ARG a ratio from 0 to 1, or parentbased_always_on',
+    });
+  }
+  return { sampleRatio: ratio };
 }
 
 /**

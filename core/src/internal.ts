@@ -19,7 +19,7 @@ export {
 } from './process/process-group.js';
 export { createProcessSupervisor, type ProcessSupervisor } from './process/supervisor.js';
 export { createSecretRedactor } from './process/secret-redactor.js';
-export { openTracer, tracesEndpointOf } from './telemetry/open-tracer.js';
+export { openTracer, sampleRatioOf, tracesEndpointOf } from './telemetry/open-tracer.js';
 export { createCallRecorder } from './daemon/call-recorder.js';
 export { openAuditLog } from './audit/index.js';
 

@@ -20,9 +20,12 @@ afterEach(async () => {
 });
 
 /** A daemon tracing to `endpoint` (export delay one minute) serving the fixture `kit`. */
-async function tracedDaemon(endpoint: string) {
+async function tracedDaemon(endpoint: string, sampleRatio?: number) {
   const home = await tempDir('tutti-trace-export-');
-  daemon = await startDaemon({ home, tracing: { endpoint, exportDelayMs: 60_000 } });
+  daemon = await startDaemon({
+    home,
+    tracing: { endpoint, exportDelayMs: 60_000, ...(sampleRatio !== undefined && { sampleRatio }) },
+  });
   const headers = {
     authorization: `Bearer ${daemon.info.controlToken}`,
     'content-type': 'application/json',
@@ -61,6 +64,30 @@ describe('span export', () => {
     daemon = undefined;
     expect(receiver.spans.filter((span) => span.name === 'tools/call kit_echo')).toHaveLength(3);
     expect(receiver.spans.filter((span) => span.name === 'tools/call echo')).toHaveLength(3);
+  });
+
+  it('records new traces at the sample ratio and keeps the agent decision', async () => {
+    receiver = await startOtlpReceiver();
+    const binding = await tracedDaemon(receiver.tracesUrl, 0);
+    const unsampled = await mcpRequest(binding, 'tools/call', {
+      name: 'kit_echo',
+      arguments: { withMeta: true },
+    });
+    // Not recorded, but the upstream still gets a context (not sampled) to join.
+    const meta = JSON.parse(unsampled.body.result.content[0].text).meta;
+    expect(meta.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    const traceId = 'c'.repeat(32);
+    await mcpRequest(binding, 'tools/call', {
+      name: 'kit_echo',
+      arguments: {},
+      _meta: { traceparent: `00-${traceId}-${'d'.repeat(16)}-01` },
+    });
+    await daemon!.close();
+    daemon = undefined;
+    expect(receiver.spans.map((span) => [span.name, span.traceId])).toEqual([
+      ['tools/call echo', traceId],
+      ['tools/call kit_echo', traceId],
+    ]);
   });
 
   it('answers calls and stops with a collector that is not there', async () => {

@@ -1,6 +1,11 @@
 /** Traces of tool calls and turns (docs/tracing.md). */
 export { createPassThroughTracer } from './pass-through.js';
-export { openTracer, type TracingOptions, tracesEndpointOf } from './open-tracer.js';
+export {
+  openTracer,
+  sampleRatioOf,
+  type TracingOptions,
+  tracesEndpointOf,
+} from './open-tracer.js';
 export {
   checkBaggage,
   formatTraceparent,

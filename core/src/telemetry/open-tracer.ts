@@ -18,6 +18,11 @@ export interface TracingOptions {
   readonly exportDelayMs?: number;
   /** Most spans waiting to be exported; past it the oldest are dropped (default 2,048). */
   readonly maxQueue?: number;
+  /**
+   * Share of new traces recorded, 0 to 1 (default 1): a trace the agent started keeps the
+   * agent's decision (its sampled flag); the others are recorded at this ratio.
+   */
+  readonly sampleRatio?: number;
 }
 
 /**
@@ -36,6 +41,18 @@ export function tracesEndpointOf(env: NodeJS.ProcessEnv): string | undefined {
   return `${base.replace(/\/+$/, '')}/v1/traces`;
 }
 
+/**
+ * The ratio the standard sampler variables ask for: `OTEL_TRACES_SAMPLER` =
+ * `parentbased_traceidratio` or `traceidratio` with `OTEL_TRACES_SAMPLER_ARG` (default 1);
+ * both keep an agent's own decision. Undefined for any other sampler, or a bad ratio.
+ */
+export function sampleRatioOf(env: NodeJS.ProcessEnv): number | undefined {
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase();
+  if (sampler !== 'parentbased_traceidratio' && sampler !== 'traceidratio') return undefined;
+  const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || '1');
+  return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : undefined;
+}
+
 /** The daemon's tracer for `options` (the exporter is imported only with an endpoint). */
 export async function openTracer(
   options: TracingOptions | undefined,
@@ -48,5 +65,6 @@ export async function openTracer(
     ...identity,
     ...(options.exportDelayMs !== undefined && { exportDelayMs: options.exportDelayMs }),
     ...(options.maxQueue !== undefined && { maxQueue: options.maxQueue }),
+    ...(options.sampleRatio !== undefined && { sampleRatio: options.sampleRatio }),
   });
 }

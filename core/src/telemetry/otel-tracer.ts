@@ -15,7 +15,11 @@ import {
 } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { createDropOldestProcessor } from './drop-oldest-processor.js';
 import type { TraceContext } from './trace-context.js';
 import type { Attributes, Span, SpanKind as Kind, Tracer } from './types.js';
@@ -35,6 +39,8 @@ export interface OtelTracerOptions {
   readonly exportTimeoutMs?: number;
   /** Told when spans were dropped. */
   readonly onDropped?: (count: number, why: string) => void;
+  /** Share of new traces recorded (default 1); a parent's decision is kept. */
+  readonly sampleRatio?: number;
 }
 
 const KINDS: Record<Kind, SpanKind> = {
@@ -69,7 +75,11 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
     url: options.url,
     timeoutMillis: options.exportTimeoutMs ?? 5000,
   });
+  const ratio = options.sampleRatio ?? 1;
   const provider = new TracerProvider({
+    ...(ratio < 1 && {
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
+    }),
     resource: resourceFromAttributes({
       'service.name': options.serviceName,
       'service.version': options.serviceVersion,
