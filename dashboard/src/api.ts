@@ -3,6 +3,8 @@
  * token in `Authorization` (see credential.ts); no cookie is sent or set. Also the login
  * (a one-time code traded for a token) and the logout.
  */
+import type { AuditOutcome, AuditRecord } from '../../core/src/audit/types';
+import type { ConnectorSandboxView } from '../../core/src/sandbox/types';
 import { forgetSessionToken, keepSessionToken, sessionToken } from './credential';
 
 /** An error answer of the daemon: its code and message. */
@@ -127,16 +129,8 @@ export interface DaemonSandbox {
   /** Why servers are not isolated although the mode asks for it. */
   readonly unavailable?: string;
 }
-/** How one connector's stdio server runs: isolation, what it asked for, its variables' names. */
-export interface SandboxView {
-  readonly isolation: 'isolated' | 'not-isolated' | 'off' | 'refused';
-  readonly platform?: string;
-  readonly profile: 'declared' | 'default';
-  readonly network: 'none' | 'host';
-  readonly home: { readonly read: readonly string[]; readonly write: readonly string[] };
-  readonly env: readonly string[];
-  readonly limits: { readonly memoryMiB: number; readonly processes: number };
-}
+/** How one connector's stdio server runs: core's own view (type-only, erased from the build). */
+export type SandboxView = ConnectorSandboxView;
 export interface Connector {
   readonly key: string;
   readonly name: string;
@@ -165,43 +159,12 @@ export interface Session {
   readonly reason?: string;
   readonly exit?: { code: number | null; signal: string | null; description?: string };
 }
+/** How a call ended: core's own type (type-only, erased from the page's build). */
+export type ToolCallOutcome = AuditOutcome;
+
 /**
- * How a tool call ended. A copy of `AuditOutcome` in core/src/audit/types.ts (the page is
- * built apart from core and imports none of it): change both together.
+ * One audit record of a `tools/call` (`GET /dashboard/api/audit`): core's `AuditRecord`
+ * without the captured values (`arguments`, `result`), which the route leaves out and the
+ * page never shows.
  */
-export type ToolCallOutcome =
-  | 'ok'
-  | 'tool_error'
-  | 'rpc_error'
-  | 'timeout'
-  | 'cancelled'
-  | 'auth_required';
-/**
- * One audit record of a `tools/call` (`GET /dashboard/api/audit`). A copy of `AuditRecord`
- * in core/src/audit/types.ts, kept in step with it, without the captured values
- * (`arguments`, `result`), which the page never reads or shows.
- */
-export interface ToolCallRecord {
-  readonly seq: number;
-  /** When the call arrived (ISO 8601, UTC). */
-  readonly time: string;
-  readonly workspace: string;
-  readonly session: string;
-  readonly provider?: string;
-  /** The tool name the agent called (`<connectorKey>_<tool>`). */
-  readonly tool: string;
-  /** What it resolved to (absent when it did not). */
-  readonly connector?: string;
-  readonly upstreamTool?: string;
-  readonly generation?: number;
-  readonly protocol: string;
-  readonly durationMs: number;
-  readonly outcome: ToolCallOutcome;
-  /** The daemon's error code (`TUTTI_ERR_*`) and the JSON-RPC code the agent was answered. */
-  readonly code?: string;
-  readonly rpcCode?: number;
-  readonly argBytes: number;
-  readonly resultBytes: number;
-  readonly argDigest: string;
-  readonly traceId?: string;
-}
+export type ToolCallRecord = Omit<AuditRecord, 'arguments' | 'result'>;
