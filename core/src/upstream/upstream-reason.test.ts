@@ -11,9 +11,9 @@ describe('upstreamReason', () => {
     expect(reason).toBe('refused Bearer [redacted] with API_KEY=[redacted]');
   });
 
-  it('cuts a long message at 300 characters, ending in "…"', () => {
+  it('cuts a long message to 300 characters, the closing "…" included', () => {
     const reason = upstreamReason('x'.repeat(1_000));
-    expect(reason).toBe(`${'x'.repeat(300)}…`);
+    expect(reason).toBe(`${'x'.repeat(299)}…`);
   });
 
   it('says so when the upstream gave no message', () => {
