@@ -2,6 +2,7 @@
  * Records the registry keeps: one connector's tools at one generation, the handle that
  * calls its upstream MCP server, and the immutable binding a `tools/call` resolves to.
  */
+import type { CallProgress, ElicitationAnswer, ElicitationRequest } from './elicitation.js';
 import type { JsonSchemaObject } from './json.js';
 
 /** Result of an upstream `tools/call`, passed through with its MCP meaning intact. */
@@ -25,11 +26,21 @@ export interface CallSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-/** Options of one upstream call: its cancellation. */
+/** Options of one upstream call: its cancellation, and who answers what the upstream asks. */
 export interface UpstreamCallOptions {
   signal?: CallSignal;
   /** Members added to the upstream request's `params._meta` (the trace context). */
   meta?: Readonly<Record<string, string>>;
+  /**
+   * Asks the person what the upstream's `elicitation/create` asks, during this call. Absent,
+   * or when it rejects, the upstream is answered `cancel` at once; nothing waits.
+   */
+  elicit?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  /**
+   * Told each progress notification of this call, in order. Absent, the upstream request
+   * carries no progress token (so the upstream sends none).
+   */
+  onProgress?: (progress: CallProgress) => void;
 }
 
 /** Handle on a running upstream MCP client; the registry never opens or closes it. */
