@@ -7,7 +7,7 @@
  * which already carries its own code (a timeout, a rejection, a server that ended, a
  * cancel); the edge (`json-rpc.ts`) converts it for the wire.
  */
-import type { ToolBinding, UpstreamCallResult } from '../contracts/index.js';
+import type { ToolBinding, UpstreamCallOptions, UpstreamCallResult } from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { ConnectorMCPRegistry } from '../registry/types.js';
 import { isPlainObject } from '../util/objects.js';
@@ -23,13 +23,16 @@ const TOOLS_HEAD = Buffer.from('{"tools":', 'utf8');
 export interface Tools {
   /**
    * Runs `tools/call` with `params` (the request's), cancelled by the scope's signal and
-   * told to its observer. Rejects with an {@link RpcError} for bad params, a TuttiError for
+   * told to its observer; what the upstream asks goes to `elicit` and its progress to
+   * `onProgress` (absent: the upstream is answered `cancel`, and is sent no progress
+   * token). Rejects with an {@link RpcError} for bad params, a TuttiError for
    * arguments nested too deep, an unknown or fenced tool, or the upstream's own TuttiError
    * for a call it did not answer with a result (cancelled included).
    */
   call(
     params: unknown,
-    scope: Pick<RequestScope, 'signal' | 'observed'>,
+    scope: Pick<RequestScope, 'signal' | 'observed'> &
+      Pick<UpstreamCallOptions, 'elicit' | 'onProgress'>,
   ): Promise<UpstreamCallResult>;
   /**
    * The `tools/list` result as chunks of JSON: the snapshot's prepared page bytes spliced
@@ -100,7 +103,7 @@ export function createTools(options: ToolsOptions): Tools {
   const { registry, pageSize, maxArgumentDepth } = options;
   const pageBytes = createToolsPageBytes();
   return {
-    async call(params, { signal, observed }) {
+    async call(params, { signal, observed, elicit, onProgress }) {
       if (!isPlainObject(params) || typeof params.name !== 'string') {
         throw invalidParams('tools/call needs a string "name"');
       }
@@ -125,11 +128,11 @@ export function createTools(options: ToolsOptions): Tools {
       }
       const meta = observed?.upstream(binding);
       try {
-        const result = await binding.client.callTool(
-          binding.upstreamName,
-          args,
-          meta === undefined ? { signal } : { signal, meta },
-        );
+        const callOptions: UpstreamCallOptions = { signal };
+        if (meta !== undefined) callOptions.meta = meta;
+        if (elicit !== undefined) callOptions.elicit = elicit;
+        if (onProgress !== undefined) callOptions.onProgress = onProgress;
+        const result = await binding.client.callTool(binding.upstreamName, args, callOptions);
         observed?.upstreamEnded(result, undefined);
         return result;
       } catch (error) {
