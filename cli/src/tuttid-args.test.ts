@@ -136,6 +136,32 @@ describe('tuttid arguments', () => {
     );
   });
 
+  it('takes the elicitation wait and the parked-call caps, and leaves the defaults otherwise', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    const { limits } = parseTuttidArgs(
+      [
+        '--elicitation-timeout',
+        '5000',
+        '--max-parked-calls',
+        '8',
+        '--max-parked-calls-per-session',
+        '2',
+      ],
+      env,
+    );
+    expect(limits).toMatchObject({
+      elicitationTimeoutMs: 5000,
+      maxParkedCalls: 8,
+      maxParkedCallsPerToken: 2,
+    });
+    const defaults = parseTuttidArgs([], env).limits;
+    expect(defaults.elicitationTimeoutMs).toBeUndefined();
+    expect(defaults.maxParkedCalls).toBeUndefined();
+    expect(() => parseTuttidArgs(['--max-parked-calls-per-session', '0'], env)).toThrow(
+      '--max-parked-calls-per-session takes a whole number from 1 up',
+    );
+  });
+
   it('takes the log level and the log file rotation, with their defaults, and refuses bad ones', () => {
     const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
     expect(parseTuttidArgs([], env)).toMatchObject({

@@ -3,7 +3,8 @@
  * `[--json] [--no-demo] [--log-level L] [--log-file-size BYTES] [--log-file-count N]`
  * `[--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N]`
  * `[--max-argument-depth N] [--max-release-mb N] [--agent-timeout MS]`
- * `[--permission-timeout MS] [--max-sessions N] [--park-after N]`
+ * `[--permission-timeout MS] [--elicitation-timeout MS] [--max-parked-calls N]`
+ * `[--max-parked-calls-per-session N] [--max-sessions N] [--park-after N]`
  * `[--credential-store auto|keychain|file] [--oauth-client-metadata-url URL]`
  * `[--sandbox auto|required|off] [--otlp-endpoint URL] [--trace-baggage] [--no-audit]`
  * `[--audit-values] [--help]`: the usage
@@ -50,6 +51,13 @@ Options:
   --agent-timeout MS          longest an agent may take to start or answer (default 60000)
   --permission-timeout MS     how long a turn's permission request waits for an answer
                               before it is denied (default 300000)
+  --elicitation-timeout MS    how long a connector server's question to the person
+                              (elicitation) waits for the agent's answer before it
+                              is cancelled (default 600000); docs/mcp-surfaces.md
+  --max-parked-calls N        tool calls waiting for a 2026-07-28 agent's answer to
+                              a connector server's question, at once (default 64)
+  --max-parked-calls-per-session N
+                              the same, per agent session (default 4)
   --max-sessions N            most live agent sessions at once (default 64)
   --park-after N              failed starts in a row after which a connector
                               stops retrying until told (default 5)
@@ -103,6 +111,9 @@ export const TUTTID_OPTIONS = {
   'max-argument-depth': { type: 'string' },
   'agent-timeout': { type: 'string' },
   'permission-timeout': { type: 'string' },
+  'elicitation-timeout': { type: 'string' },
+  'max-parked-calls': { type: 'string' },
+  'max-parked-calls-per-session': { type: 'string' },
   'max-sessions': { type: 'string' },
   'park-after': { type: 'string' },
   'max-release-mb': { type: 'string' },
@@ -139,6 +150,11 @@ export interface TuttidArgs {
     agentTimeoutMs?: number;
     /** How long a turn's permission request waits for an answer, in ms. */
     permissionTimeoutMs?: number;
+    /** How long an upstream's elicitation waits for the agent's answer, in ms. */
+    elicitationTimeoutMs?: number;
+    /** Most calls parked on an `input_required` answer, in all and per session token. */
+    maxParkedCalls?: number;
+    maxParkedCallsPerToken?: number;
     /** Most agent sessions held at once. */
     maxSessions?: number;
     /** Failures in a row after which a connector parks until told. */
@@ -230,6 +246,18 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
       permissionTimeoutMs: countOf(
         values['permission-timeout'] as string | undefined,
         '--permission-timeout',
+      ),
+      elicitationTimeoutMs: countOf(
+        values['elicitation-timeout'] as string | undefined,
+        '--elicitation-timeout',
+      ),
+      maxParkedCalls: countOf(
+        values['max-parked-calls'] as string | undefined,
+        '--max-parked-calls',
+      ),
+      maxParkedCallsPerToken: countOf(
+        values['max-parked-calls-per-session'] as string | undefined,
+        '--max-parked-calls-per-session',
       ),
       maxSessions: countOf(values['max-sessions'] as string | undefined, '--max-sessions'),
       parkAfter: countOf(values['park-after'] as string | undefined, '--park-after'),

@@ -2,7 +2,8 @@
  * The `connector` server as a bench child process, built from `core/dist`: a registry, a
  * token service with one session, and the server on 127.0.0.1. Argv picks the upstream:
  * `everything` (server-everything over stdio via `openStdioUpstream`, tool
- * `everything_echo`) or `inprocess` (an echo client in this process, tool `local_echo`);
+ * `everything_echo`), `fixture` (the test kit's stdio fixture, tools `fixture_*`: its
+ * `confirm_delete` elicits) or `inprocess` (an echo client in this process, tool `local_echo`);
  * `--tools N` adds N more in-process tools (50 per connector). Reports `{ url, token }`
  * over IPC; answers `{ type: 'bump' }` by committing a changed `probe` connector and
  * replying with the monotonic clock (`process.hrtime`, ns) read just before the commit.
@@ -48,6 +49,10 @@ if (upstreamKind === 'everything') {
     env: { HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: process.env.HOME ?? '' },
   });
   registry.commit('everything', 1, upstream, upstream.tools);
+} else if (upstreamKind === 'fixture') {
+  const { STDIO_SERVER } = await import('@tutti/test-kit');
+  upstream = await openStdioUpstream({ command: process.execPath, args: [STDIO_SERVER] });
+  registry.commit('fixture', 1, upstream, upstream.tools);
 } else {
   const echo = {
     name: 'echo',

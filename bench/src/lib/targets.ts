@@ -79,8 +79,11 @@ export async function startLeanProxy(): Promise<BenchServer> {
 
 /** Options of {@link startConnector}. */
 export interface ConnectorOptions {
-  /** `everything` (server-everything over stdio) or `inprocess` (an echo in the child). */
-  upstream?: 'everything' | 'inprocess';
+  /**
+   * `everything` (server-everything over stdio), `fixture` (the test kit's stdio fixture) or
+   * `inprocess` (an echo in the child).
+   */
+  upstream?: 'everything' | 'fixture' | 'inprocess';
   /** Extra in-process tools. */
   tools?: number;
   /** Another build's core/dist folder (default: `BENCH_CORE_DIST`, else this build). */
@@ -121,7 +124,7 @@ export async function startConnector({
     url: ready.url,
     headers: { authorization: `Bearer ${ready.token}` },
     token: ready.token,
-    tool: upstream === 'everything' ? 'everything_echo' : 'local_echo',
+    tool: `${upstream === 'inprocess' ? 'local' : upstream}_echo`,
     toolCount: ready.tools,
     pid: group.pid,
     bump() {

@@ -47,6 +47,15 @@ export interface DaemonOptions {
   readonly parkAfter?: number;
   /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
   readonly permissionTimeoutMs?: number;
+  /**
+   * How long an upstream's elicitation waits for the agent's answer before it is cancelled,
+   * on either surface (default 10 min).
+   */
+  readonly elicitationTimeoutMs?: number;
+  /** Most calls parked on a 2026-07-28 `input_required` answer at once (default 64). */
+  readonly maxParkedCalls?: number;
+  /** The same, per session token (default 4). */
+  readonly maxParkedCallsPerToken?: number;
   /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
   readonly releaseLimits?: Partial<ReleaseLimits>;
   /**
