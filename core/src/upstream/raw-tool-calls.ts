@@ -151,8 +151,17 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
       .send(message)
       .catch((error: unknown) => options.onError?.(new Error(`Failed to send ${what}: ${error}`)));
   };
+  /** Forgets the calls that drained (entries are in expiry order: it stops at a live one). */
+  const pruneDrained = (now: number) => {
+    for (const [id, until] of draining) {
+      if (until > now) return;
+      draining.delete(id);
+    }
+  };
   const cancelUpstream = (id: string, reason: string) => {
-    draining.set(id, Date.now() + RAW_DRAIN_MS);
+    const now = Date.now();
+    pruneDrained(now);
+    draining.set(id, now + RAW_DRAIN_MS);
     sendOrReport(
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } },
       'cancellation',
@@ -163,8 +172,7 @@ export function createRawToolCalls(options: RawToolCallsOptions): RawToolCalls {
 
   /** Calls in flight for routing: pending ones and those still draining. */
   const inFlight = () => {
-    const now = Date.now();
-    for (const [id, until] of draining) if (until <= now) draining.delete(id);
+    pruneDrained(Date.now());
     return pending.size + draining.size;
   };
 
