@@ -184,7 +184,7 @@ describe('remote connectors in the daemon: the 2026-07-28 era', () => {
     const changes = test.daemon.runtime
       .events()
       .filter((e) => e.key === 'grow' && e.kind === 'tools-changed');
-    expect(changes.map((e) => e.detail)).toEqual(['9 tools', '10 tools']);
+    expect(changes.map((e) => e.detail)).toEqual(['13 tools', '14 tools']);
     expect(statusOf(test, 'grow')?.generation).toBe(changes[1]!.generation);
   });
 
@@ -235,8 +235,9 @@ describe('remote connectors in the daemon: the 2025 eras', () => {
     await installRemote(test, 'old', { url: remote.url }, BEARER, 'k');
     const client = agent(test, await test.sessionToken('old-agent'));
     expect(JSON.parse(await client.call('old_echo', { era: 2025 }))).toEqual({ era: 2025 });
-    // Negotiation probes 2026-07-28 once; everything after it speaks 2025-06-18.
-    expect(remote.requests.at(-1)?.protocolVersion).toBe('2025-06-18');
+    // Negotiation probes 2026-07-28 once; everything after it speaks the newest 2025
+    // revision both know.
+    expect(remote.requests.at(-1)?.protocolVersion).toBe('2025-11-25');
   });
 
   it('serves server-everything (2025-06-18 with Mcp-Session-Id) and follows its restart', async () => {

@@ -130,7 +130,8 @@ describe('traces across agent, daemon and upstream', () => {
     expect(client.attributes).toMatchObject({
       'gen_ai.tool.name': 'echo',
       'network.transport': 'pipe',
-      'mcp.protocol.version': '2025-06-18',
+      // The daemon talks to its upstream at the newest revision both know.
+      'mcp.protocol.version': '2025-11-25',
     });
 
     const toolError = byName(spans, 'tools/call kit_fail')[0]!;

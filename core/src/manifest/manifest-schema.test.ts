@@ -61,6 +61,13 @@ describe('manifest validation', () => {
     ]);
   });
 
+  it('takes mcp.serializeCalls as a boolean, for a stdio server and a remote one', () => {
+    expect(problems({ ...base, mcp: { ...base.mcp, serializeCalls: true } })).toEqual([]);
+    const remote = { url: 'https://mcp.example.com/mcp', serializeCalls: false };
+    expect(problems({ ...base, mcp: remote })).toEqual([]);
+    expect(problems({ ...base, mcp: { ...base.mcp, serializeCalls: 'yes' } })).toHaveLength(1);
+  });
+
   it('rejects an empty name and a version that is not semantic', () => {
     expect(problems({ ...base, name: '', version: 'one' })).toEqual([
       'name: must not be empty: set a short display name (1-64 characters)',

@@ -88,6 +88,14 @@ const startTimeoutMs = z
     'Longest the server may take to answer initialize and list all its tools, in ms (100-600000); default 30000. A server that takes longer is stopped and retried with backoff.',
   );
 
+/** Whether the server's tool calls run one at a time. */
+const serializeCalls = z
+  .boolean()
+  .optional()
+  .describe(
+    "Run the server's tool calls one at a time, in arrival order; default false. For a stdio server that asks the person (elicitation): its question can be routed to its call only while that call is the only one in flight.",
+  );
+
 /** A managed stdio MCP server the daemon starts and stops. */
 export const stdioMcpSchema = z
   .object({
@@ -114,6 +122,7 @@ export const stdioMcpSchema = z
         'Extra environment of the server process; "${TUTTI_CONNECTOR_STATE_DIR}" in a value becomes its state folder.',
       ),
     startTimeoutMs,
+    serializeCalls,
     sandbox: sandboxSchema.optional(),
   })
   .strict()
@@ -133,6 +142,7 @@ export const remoteMcpSchema = z
       .optional()
       .describe('Pin the MCP protocol revision; negotiated when absent.'),
     startTimeoutMs,
+    serializeCalls,
   })
   .strict()
   .describe('A remote MCP server spoken to over Streamable HTTP.');

@@ -92,6 +92,7 @@ export const launchUpstream: UpstreamLauncher = async (connector, credential, op
   const common = {
     // The manifest's own bound wins over the daemon's default.
     startTimeoutMs: connector.manifest.mcp?.startTimeoutMs ?? options.startTimeoutMs,
+    serializeCalls: connector.manifest.mcp?.serializeCalls === true,
     signal: options.signal,
     onStderr: options.onStderr,
     logger: options.logger,

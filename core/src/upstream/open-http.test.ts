@@ -78,10 +78,10 @@ describe('openHttpUpstream', () => {
     expect(client.tools.map((tool) => tool.name)).toContain('tool_2');
   });
 
-  it('falls back to 2025-06-18 against a 2025-only server', async () => {
+  it('falls back to the newest 2025 revision against a 2025-only server', async () => {
     const server = await serve({ era: 'legacy' });
     const client = await connect(server);
-    expect(client.protocolVersion).toBe('2025-06-18');
+    expect(client.protocolVersion).toBe('2025-11-25');
     const result = await client.callTool('structured', { a: 1, b: 1 });
     expect(result.structuredContent).toEqual({ sum: 2 });
   });
@@ -120,7 +120,8 @@ describe('openHttpUpstream', () => {
   it('walks small pages of a remote server', async () => {
     const server = await serve({ toolCount: 7, pageSize: 4 });
     const client = await connect(server, { protocol: '2025-06-18' });
-    expect(client.tools).toHaveLength(15);
+    // The fixture's 12 own tools and the 7 generated ones.
+    expect(client.tools).toHaveLength(19);
   });
 
   it('re-lists after list_changed on the 2026-07-28 subscription stream', async () => {

@@ -1,7 +1,7 @@
 /**
  * `openHttpUpstream`: a remote Streamable HTTP MCP server, with era negotiation
- * (2026-07-28 when the server offers it, else 2025-06-18) and credentials only in this
- * client's request headers.
+ * (2026-07-28 when the server offers it, else the newest 2025 revision both sides know,
+ * 2025-11-25 first) and credentials only in this client's request headers.
  */
 import {
   type ClientOptions,
@@ -18,10 +18,17 @@ import { withTraceHeaders } from './trace-headers.js';
 import type { UpstreamCommonOptions, UpstreamConnection } from './types.js';
 import { connectUpstream } from './upstream-connection.js';
 
-/** MCP versions an HTTP upstream may answer; the first 2025 one is offered to legacy servers. */
-const HTTP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-06-18', '2025-11-25', '2025-03-26'];
+/**
+ * MCP versions an HTTP upstream may answer; `auto` probes 2026-07-28 first, and the first
+ * 2025 one (2025-11-25: URL-mode elicitation) is offered to a 2025 server, which answers
+ * it or its own older revision.
+ */
+const HTTP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
 
-/** Protocol choice of an HTTP upstream. */
+/**
+ * Protocol choice of an HTTP upstream: `2025-06-18` pins the 2025 era (the `initialize`
+ * handshake at the newest 2025 revision the server knows), `2026-07-28` the modern one.
+ */
 export type HttpUpstreamProtocol = '2025-06-18' | '2026-07-28' | 'auto';
 
 /** Options of {@link openHttpUpstream}. */

@@ -62,10 +62,11 @@ describe('openStdioUpstream', () => {
   it('lists every tool across small pages in server order', async () => {
     const upstream = await start(['--tools', '10', '--page-size', '3']);
     const names = upstream.tools.map((tool) => tool.name);
-    expect(names).toHaveLength(18);
+    // The fixture's 12 own tools and the 10 generated ones.
+    expect(names).toHaveLength(22);
     expect(names.slice(0, 3)).toEqual(['echo', 'fail', 'structured']);
     expect(names.at(-1)).toBe('tool_10');
-    expect(upstream.protocolVersion).toBe('2025-06-18');
+    expect(upstream.protocolVersion).toBe('2025-11-25');
   });
 
   it('keeps the instructions of its initialize result as they were sent, and none when it sent none', async () => {

@@ -10,8 +10,11 @@ import { ProcessGroupTransport } from './process-group-transport.js';
 import type { UpstreamCommonOptions, UpstreamConnection, UpstreamExitInfo } from './types.js';
 import { connectUpstream } from './upstream-connection.js';
 
-/** MCP versions a stdio upstream may answer; 2025-06-18 is offered. */
-const STDIO_PROTOCOL_VERSIONS = ['2025-06-18', '2025-11-25', '2025-03-26', '2024-11-05'];
+/**
+ * MCP versions a stdio upstream may answer; the first is offered, so a server that knows
+ * 2025-11-25 (URL-mode elicitation) talks it and an older one answers its own.
+ */
+const STDIO_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
 /** Options of {@link openStdioUpstream}. */
 export interface StdioUpstreamOptions extends UpstreamCommonOptions {

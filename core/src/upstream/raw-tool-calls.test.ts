@@ -96,7 +96,7 @@ describe('createRawToolCalls', () => {
   it('sends notifications/cancelled for the request id when the signal aborts', async () => {
     const { raw, sent, answer } = setup();
     const controller = new AbortController();
-    const pending = raw.call('slow', {}, controller.signal);
+    const pending = raw.call('slow', {}, { signal: controller.signal });
     const id = sent[0]!.id;
     controller.abort('user stop');
     const error = await pending.catch((caught: unknown) => caught);
@@ -113,7 +113,9 @@ describe('createRawToolCalls', () => {
 
   it('rejects at once, sending nothing, when the signal is already aborted', async () => {
     const { raw, sent } = setup();
-    const error = await raw.call('t', {}, AbortSignal.abort('gone')).catch((caught) => caught);
+    const error = await raw
+      .call('t', {}, { signal: AbortSignal.abort('gone') })
+      .catch((caught) => caught);
     expect(isTuttiError(error, 'TUTTI_ERR_UPSTREAM_CANCELLED')).toBe(true);
     expect(sent).toEqual([]);
   });

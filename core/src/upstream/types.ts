@@ -42,6 +42,13 @@ export interface UpstreamCommonOptions {
   listCaps?: Partial<ListCaps>;
   /** Default timeout of one tools/call, in ms (default 600000). */
   callTimeoutMs?: number;
+  /**
+   * Runs the upstream's tools/calls one at a time, in arrival order (the manifest's
+   * `mcp.serializeCalls`): a stdio server's elicitation can be routed only while a single
+   * call is in flight. A waiting call that is cancelled leaves the queue; its timeout
+   * counts from when it is sent.
+   */
+  serializeCalls?: boolean;
   logger?: UpstreamLogger;
   /** Called with the new tool list after an upstream `notifications/tools/list_changed`. */
   onToolsChanged?: (tools: UpstreamTool[]) => void;

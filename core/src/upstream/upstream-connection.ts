@@ -4,18 +4,30 @@
  * upstream, and close. Where the transport lets it see incoming lines first (stdio),
  * `tools/call` skips the SDK client (see raw-tool-calls.ts). Every call failure leaves as a
  * TuttiError: the SDK's own errors are converted here, once.
+ *
+ * The client declares elicitation (form and URL) and nothing else a server could ask of it
+ * (no sampling, no roots): an upstream's question goes to the person through the call's
+ * `elicit` (raw-tool-calls.ts on stdio, sdk-call-asks.ts on HTTP), its progress to the
+ * call's `onProgress`. With `serializeCalls`, calls run one at a time (call-queue.ts).
  */
 import {
   Client,
   type ClientOptions,
+  type ElicitResult,
   ProtocolError,
   SdkError,
   SdkErrorCode,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { CallSignal, UpstreamCallResult, UpstreamTool } from '../contracts/index.js';
+import type {
+  CallSignal,
+  UpstreamCallOptions,
+  UpstreamCallResult,
+  UpstreamTool,
+} from '../contracts/index.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { abortSignalOf } from './abort-signal.js';
+import { createCallQueue } from './call-queue.js';
 import { createCoalescingRunner } from './coalescing-runner.js';
 import { DEFAULT_LIST_CAPS, listAllTools } from './list-tools.js';
 import { createRawToolCalls, type RawToolCalls } from './raw-tool-calls.js';
@@ -25,10 +37,13 @@ import type {
   UpstreamConnection,
   UpstreamExitInfo,
 } from './types.js';
-import { unauthorizedStatus } from './http-status.js';
+import { createSdkCallAsks } from './sdk-call-asks.js';
 import { upstreamReason } from './upstream-reason.js';
+import { isConnectionClosed, startError, withoutUpstreamContent } from './start-error.js';
 
 const CLIENT_INFO = { name: 'tutti-connector', version: '0.1.0' };
+/** What the daemon can be asked by a server: elicitation, both modes; never sampling or roots. */
+const CLIENT_CAPABILITIES = { elicitation: { form: {}, url: {} } };
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 const DEFAULT_CALL_TIMEOUT_MS = 600_000;
 
@@ -91,18 +106,31 @@ export async function connectUpstream(
     if (!closing && !ended) options.onToolsChanged?.(tools);
   });
 
+  const asks = createSdkCallAsks();
+  const queue = options.serializeCalls ? createCallQueue() : undefined;
   const client = new Client(CLIENT_INFO, {
     ...setup.clientOptions,
+    capabilities: CLIENT_CAPABILITIES,
+    // 2026-07-28: an `input_required` answer is fulfilled through the elicitation handler
+    // below (in the call's context) and retried by the SDK, inside `callTool`.
+    inputRequired: { autoFulfill: true },
     listChanged: {
       tools: {
         autoRefresh: false,
         debounceMs: 0,
-        onChanged: () => {
-          if (ready) relist.trigger();
-        },
+        // A list_changed read on a call's stream is no part of that call.
+        onChanged: () =>
+          asks.outside(() => {
+            if (ready) relist.trigger();
+          }),
       },
     },
   });
+  // The answer's content was checked to be flat strings, numbers, booleans and string lists.
+  client.setRequestHandler(
+    'elicitation/create',
+    (request) => asks.answer(request.params) as Promise<ElicitResult>,
+  );
   client.onerror = (error) =>
     logger?.debug({ target, err: withoutUpstreamContent(error.message) }, 'upstream error');
   client.onclose = () => {
@@ -180,6 +208,11 @@ export async function connectUpstream(
       send: (message) => transport.send(message),
       timeoutMs: callTimeoutMs,
       onError: (error) => client.onerror?.(error),
+      onAmbiguousElicitation: () =>
+        logger?.warn(
+          { target },
+          'upstream asked a question while several calls were in flight: answered cancel (mcp.serializeCalls runs its calls one at a time)',
+        ),
     });
     setup.intercept(raw.intercept);
   }
@@ -250,6 +283,45 @@ export async function connectUpstream(
     return new TuttiError('TUTTI_ERR_UPSTREAM_CALL_FAILED', { target, tool, reason }, cause);
   }
 
+  /** One call, sent now (its timeout starts here); see UpstreamClient.callTool. */
+  async function send(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    callOptions: UpstreamCallOptions | undefined,
+  ): Promise<UpstreamCallResult> {
+    const signal = callOptions?.signal;
+    if (closing || ended) throw gone();
+    // Each path decides once whether the call was cancelled: the raw path in its abort
+    // race, the SDK path in callError (the SDK rejects a request whose signal aborted).
+    if (raw) {
+      // The raw path rejects with tutti errors already, except a failed send.
+      return raw.call(name, args, callOptions).catch((error: unknown) => {
+        throw isTuttiError(error) ? error : callError(error, name, signal);
+      });
+    }
+    const params: {
+      name: string;
+      arguments?: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    } = args === undefined ? { name } : { name, arguments: args };
+    if (callOptions?.meta !== undefined) params._meta = { ...callOptions.meta };
+    const sdkSignal = abortSignalOf(signal);
+    try {
+      const result = await asks.run(callOptions, (onprogress) =>
+        client.callTool(params, {
+          signal: sdkSignal.signal,
+          timeout: callTimeoutMs,
+          ...(onprogress && { onprogress }),
+        }),
+      );
+      return result as unknown as UpstreamCallResult;
+    } catch (error) {
+      throw callError(error, name, signal);
+    } finally {
+      sdkSignal.release();
+    }
+  }
+
   return {
     target,
     transport: setup.network,
@@ -277,34 +349,13 @@ export async function connectUpstream(
     },
     async callTool(name, args, callOptions) {
       const signal = callOptions?.signal;
-      const meta = callOptions?.meta;
       if (closing || ended) throw gone();
-      // Each path decides once whether the call was cancelled: the raw path in its abort
-      // race, the SDK path in callError (the SDK rejects a request whose signal aborted).
-      if (raw) {
-        // The raw path rejects with tutti errors already, except a failed send.
-        return raw.call(name, args, signal, meta).catch((error: unknown) => {
-          throw isTuttiError(error) ? error : callError(error, name, signal);
-        });
-      }
-      const params: {
-        name: string;
-        arguments?: Record<string, unknown>;
-        _meta?: Record<string, unknown>;
-      } = args === undefined ? { name } : { name, arguments: args };
-      if (meta !== undefined) params._meta = meta;
-      const sdkSignal = abortSignalOf(signal);
-      try {
-        const result = await client.callTool(params, {
-          signal: sdkSignal.signal,
-          timeout: callTimeoutMs,
-        });
-        return result as unknown as UpstreamCallResult;
-      } catch (error) {
-        throw callError(error, name, signal);
-      } finally {
-        sdkSignal.release();
-      }
+      if (queue === undefined) return send(name, args, callOptions);
+      return queue.run(
+        () => send(name, args, callOptions),
+        signal,
+        () => new TuttiError('TUTTI_ERR_UPSTREAM_CANCELLED', { target, tool: name }),
+      );
     },
     async close() {
       if (closing) return;
@@ -313,51 +364,4 @@ export async function connectUpstream(
       await transport.close().catch(() => {});
     },
   };
-}
-
-/**
- * An SDK error message without the upstream's message the SDK appended to it as JSON
- * ("Unknown message type: {...}", "... unknown message ID: {...}"): an upstream's output
- * may hold its credentials, and the log is no place for them.
- */
-function withoutUpstreamContent(message: string): string {
-  const json = message.search(/: [[{]/);
-  return json < 0 ? message : `${message.slice(0, json)} (the message is not logged)`;
-}
-
-function isConnectionClosed(error: unknown): boolean {
-  return (
-    error instanceof SdkError &&
-    (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
-  );
-}
-
-/** The error `connectUpstream` throws for a failed start, without secrets. */
-function startError(
-  error: unknown,
-  target: string,
-  timedOut: boolean,
-  timeoutMs: number,
-  exit: UpstreamExitInfo | undefined,
-): TuttiError {
-  // The daemon stopped the upstream for what it did: that is the cause, whatever followed.
-  if (exit?.error) return exit.error;
-  if (isTuttiError(error) && error.code !== 'TUTTI_ERR_UPSTREAM_START_TIMEOUT') return error;
-  const refused = unauthorizedStatus(error);
-  if (refused !== undefined) {
-    return new TuttiError(
-      'TUTTI_ERR_UPSTREAM_UNAUTHORIZED',
-      { target, status: refused },
-      { cause: error },
-    );
-  }
-  if (timedOut || isTuttiError(error, 'TUTTI_ERR_UPSTREAM_START_TIMEOUT')) {
-    return new TuttiError(
-      'TUTTI_ERR_UPSTREAM_START_TIMEOUT',
-      { target, timeoutMs },
-      { cause: error },
-    );
-  }
-  const reason = exit ? exit.reason : error instanceof Error ? error.message : String(error);
-  return new TuttiError('TUTTI_ERR_UPSTREAM_START_FAILED', { target, reason }, { cause: error });
 }
