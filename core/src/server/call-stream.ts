@@ -56,6 +56,11 @@ export interface CallStream {
   send(message: object, droppable?: boolean): boolean;
   /** Ends a started stream with the request's JSON-RPC response (serialized) as last event. */
   end(response: string | Buffer): void;
+  /**
+   * The request was served: a stream that has not started never will (its answer goes out
+   * as plain JSON), so a message arriving late is dropped instead of racing that answer.
+   */
+  seal(): void;
 }
 
 /** Options of {@link createCallStream}. */
@@ -104,6 +109,9 @@ export function createCallStream(res: ServerResponse, options: CallStreamOptions
       if (!started) start();
       res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
       return true;
+    },
+    seal() {
+      if (!started) ended = true;
     },
     end(response) {
       if (ended) return;

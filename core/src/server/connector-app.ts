@@ -315,6 +315,7 @@ export function buildConnectorApp(
       // Once the stream started, an error is its last event (its HTTP status went out as 200).
       return stream?.started ? { status: 200, body, stream } : { status: sent.httpStatus, body };
     } finally {
+      stream?.seal();
       call.done();
     }
   };
