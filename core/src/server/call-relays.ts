@@ -19,9 +19,13 @@ import type { RequestScope } from './surface.js';
 /** Longest relayed progress message (longer ones are cut). */
 const MAX_PROGRESS_MESSAGE = 4096;
 
+/** The relays a streamable call's scope gets. */
+export type CallRelays = Pick<RequestScope, 'elicit' | 'onProgress' | 'onBinding'>;
+
 /** A streamable call: its stream and the relays for its scope. */
-export interface StreamableCall extends Pick<RequestScope, 'elicit' | 'onProgress' | 'onBinding'> {
+export interface StreamableCall {
   readonly stream: CallStream;
+  readonly relays: CallRelays;
 }
 
 /** Prepares the streamed answers of one server's calls. */
@@ -69,21 +73,20 @@ export function createCallPreparation(relay: ElicitationRelay, keepAliveMs: numb
       bufferLimit: STREAM_PROGRESS_BUFFER_LIMIT,
     });
     let target: { connector: string; tool: string } | undefined;
-    const call: { -readonly [K in keyof StreamableCall]: StreamableCall[K] } = {
-      stream,
+    const relays: { -readonly [K in keyof CallRelays]: CallRelays[K] } = {
       onBinding: (binding) => {
         target = { connector: binding.connectorKey, tool: binding.localName };
       },
     };
     if (modes !== 0) {
-      call.elicit = relay.elicitFor({ session, signal, stream, modes, target: () => target });
+      relays.elicit = relay.elicitFor({ session, signal, stream, modes, target: () => target });
     }
     if (progressToken !== undefined) {
-      call.onProgress = (progress) => {
+      relays.onProgress = (progress) => {
         const notification = progressNotification(progressToken, progress, MAX_PROGRESS_MESSAGE);
         if (notification !== undefined) stream.send(notification, true);
       };
     }
-    return call;
+    return { stream, relays };
   };
 }

@@ -5,8 +5,8 @@
  * request's cancellation, and writes the answer, converting a thrown error to JSON-RPC
  * here and only here (json-rpc.ts): as plain JSON, or as a stream when the call relayed
  * progress or an upstream's question first (call-relays.ts). A POSTed response answers
- * such a question (elicitation-relay.ts). Everything the server remembers between requests is
- * made in {@link buildConnectorApp} and belongs to that one app.
+ * such a question (elicitation-relay.ts). Everything the server remembers between
+ * requests is made in {@link buildConnectorApp} and belongs to that one app.
  * Tests drive it with `app.inject()`; {@link createConnectorServer} binds it to 127.0.0.1.
  */
 import Fastify, {
@@ -285,7 +285,7 @@ export function buildConnectorApp(
     const stream = streamable?.stream;
     try {
       const scope: RequestScope = streamable
-        ? { signal: call.signal, headers: request.headers, observed, ...streamable }
+        ? { signal: call.signal, headers: request.headers, observed, ...streamable.relays }
         : { signal: call.signal, headers: request.headers, observed };
       const served =
         message.era === 'legacy' ? await legacy(message, scope) : await modern(message, scope);

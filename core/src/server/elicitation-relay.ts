@@ -165,7 +165,11 @@ export function createElicitationRelay(options: ElicitationRelayOptions): Elicit
       return async (request) => {
         const params = relayedRequest(request);
         if (params === undefined || (modes & modeBit(params.mode)) === 0 || signal.aborted) {
-          logger.debug({ mode: request.mode }, 'elicitation answered cancel: caller cannot answer');
+          // Only the checked mode is logged: the rest is the upstream's, and may be anything.
+          logger.debug(
+            { mode: params?.mode ?? 'malformed' },
+            'elicitation answered cancel: caller cannot answer',
+          );
           return CANCEL;
         }
         const held = perToken.get(tokenId) ?? 0;
