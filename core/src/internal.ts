@@ -62,6 +62,7 @@ export type {
   UpstreamCallResult,
   UpstreamClient,
 } from './contracts/connector-route.js';
+export type { ElicitationAnswer, ElicitationRequest } from './contracts/elicitation.js';
 export {
   buildConnectorApp,
   type ConnectorApp,

@@ -20,6 +20,7 @@ import {
   controlRequests,
   type HostileRequest,
   mcpRequests,
+  takenMcpResponses,
   validMcpRequests,
 } from '@tutti/test-kit/reliability/hostile-requests';
 import {
@@ -166,7 +167,7 @@ afterAll(async () => {
 });
 
 describe('a tuttid process under hostile requests', () => {
-  it('answers 6,000 hostile and 400 valid MCP requests by the rules', async () => {
+  it('answers 6,000 hostile, 400 valid MCP requests and 300 responses by the rules', async () => {
     const target = {
       port: mcpPort,
       sessionToken: sessionTokens[0]!,
@@ -176,6 +177,7 @@ describe('a tuttid process under hostile requests', () => {
     const requests = [
       ...mcpRequests(target, SEED, 6_000),
       ...validMcpRequests(target, SEED + 1, 400),
+      ...takenMcpResponses(target, SEED + 3, 300),
     ];
     const { answers, problems } = await run(mcpPort, requests, mcpAnswerProblem);
     console.info('MCP answers by status', statusCounts(answers));

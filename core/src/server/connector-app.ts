@@ -3,8 +3,10 @@
  * call path. Guards and auth run as hooks; the POST-only `/mcp/connector` endpoint classifies
  * each body once (inbound-message.ts), hands requests to their era's surface with the
  * request's cancellation, and writes the answer, converting a thrown error to JSON-RPC
- * here and only here (json-rpc.ts). Everything the server remembers between requests is
- * made in {@link buildConnectorApp} and belongs to that one app.
+ * here and only here (json-rpc.ts): as plain JSON, or as a stream when the call relayed
+ * progress or an upstream's question first (call-relays.ts). A POSTed response answers
+ * such a question (elicitation-relay.ts). Everything the server remembers between
+ * requests is made in {@link buildConnectorApp} and belongs to that one app.
  * Tests drive it with `app.inject()`; {@link createConnectorServer} binds it to 127.0.0.1.
  */
 import Fastify, {
@@ -22,6 +24,7 @@ import { isPlainObject } from '../util/objects.js';
 import {
   CONNECTOR_ENDPOINT,
   DEFAULT_BODY_LIMIT,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
   LEGACY_PROTOCOL_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSION,
@@ -30,6 +33,10 @@ import {
   DEFAULT_MAX_LISTEN_STREAMS_PER_TOKEN,
   DEFAULT_PAGE_SIZE,
 } from './constants.js';
+import { createCallPreparation } from './call-relays.js';
+import { type CallStream, createEventStreamOnlyCheck, oneEvent } from './call-stream.js';
+import { createElicitationBoard, type ElicitationBoard } from './elicitation-board.js';
+import { createElicitationRelay } from './elicitation-relay.js';
 import type { ObservedCall, ToolCallObserver } from './call-observer.js';
 import { checkHost, checkOrigin } from './guards.js';
 import { type AbortCause, createInFlightCalls, type InFlightCalls } from './in-flight-calls.js';
@@ -41,11 +48,8 @@ import { createListenStreams } from './listen-streams.js';
 import { createServerLogger } from './logger.js';
 import { createModernSurface, type ListenStart } from './modern-surface.js';
 import { createSessionCache } from './session-cache.js';
-import type { SurfaceResult } from './surface.js';
+import type { RequestScope, SurfaceResult } from './surface.js';
 import { createTools } from './tool-call.js';
-
-const SSE_HEAD = Buffer.from('event: message\ndata: ', 'utf8');
-const SSE_TAIL = Buffer.from('\n\n', 'utf8');
 
 /** Options shared by the app and the server. */
 export interface ConnectorServerOptions {
@@ -76,6 +80,11 @@ export interface ConnectorServerOptions {
   readonly onAnswered?: (session: TokenSession, method: string, status: number) => void;
   /** Told about each `tools/call` (the audit and the traces); none when absent. */
   readonly observer?: ToolCallObserver;
+  /**
+   * Longest wait for an agent's answer to an upstream's elicitation relayed to it, in ms;
+   * then the upstream is answered `cancel` (default 600000, 10 minutes).
+   */
+  readonly elicitationTimeoutMs?: number;
 }
 
 /** The app plus the hooks its owner needs at shutdown. */
@@ -85,12 +94,18 @@ export interface ConnectorApp {
   shutdown(): void;
   /** Running requests (for tests and the debug endpoint). */
   readonly inFlight: InFlightCalls;
+  /** The elicitations relayed to agents and not answered yet, per agent session. */
+  readonly elicitations: ElicitationBoard;
 }
 
-/** An answer of the POST endpoint: an HTTP status and a JSON body (text or UTF-8 bytes). */
+/**
+ * An answer of the POST endpoint: an HTTP status and a JSON body (text or UTF-8 bytes);
+ * with `stream`, the body goes out as the last event of that stream once it started.
+ */
 interface Answer {
   readonly status: number;
   readonly body: string | Buffer;
+  readonly stream?: CallStream;
 }
 
 /** A request header as one string, or undefined. */
@@ -164,28 +179,17 @@ export function buildConnectorApp(
     pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
     maxArgumentDepth: options.maxArgumentDepth ?? DEFAULT_MAX_ARGUMENT_DEPTH,
   });
+  const elicitations = createElicitationBoard();
+  const relay = createElicitationRelay({
+    tokens: options.tokens,
+    board: elicitations,
+    timeoutMs: options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
+    logger,
+  });
+  const prepareCall = createCallPreparation(relay, options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
   const legacy = createLegacySurface(options.registry, tools);
   const modern = createModernSurface(options.registry, tools);
-  // A client sends the same Accept on every POST: its verdict is remembered.
-  let lastAccept: { value: string | undefined; eventStreamOnly: boolean } = {
-    value: undefined,
-    eventStreamOnly: false,
-  };
-  /**
-   * True when the client accepts SSE but not JSON. Everyone else gets plain JSON: no stream
-   * and no event store (an SSE answer with an event store is far slower, docs/benchmarks.md).
-   */
-  const wantsEventStreamOnly = (accept: string | undefined): boolean => {
-    if (accept === undefined) return false;
-    if (accept === lastAccept.value) return lastAccept.eventStreamOnly;
-    const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
-    const json = types.some(
-      (type) => type === 'application/json' || type === 'application/*' || type === '*/*',
-    );
-    const eventStreamOnly = !json && types.includes('text/event-stream');
-    lastAccept = { value: accept, eventStreamOnly };
-    return eventStreamOnly;
-  };
+  const wantsEventStreamOnly = createEventStreamOnlyCheck();
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -272,18 +276,25 @@ export function buildConnectorApp(
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) call.signal.abort('disconnected');
     });
+    const isCall = message.method === 'tools/call';
     const observed =
-      message.method === 'tools/call' && options.observer
-        ? observe(options.observer, message, session, request)
-        : undefined;
+      isCall && options.observer ? observe(options.observer, message, session, request) : undefined;
+    const streamable = isCall
+      ? prepareCall(message, session, call.signal, headerOf(request, 'accept'), reply)
+      : undefined;
+    const stream = streamable?.stream;
     try {
-      const scope = { signal: call.signal, headers: request.headers, observed };
+      const scope: RequestScope = streamable
+        ? { signal: call.signal, headers: request.headers, observed, ...streamable.relays }
+        : { signal: call.signal, headers: request.headers, observed };
       const served =
         message.era === 'legacy' ? await legacy(message, scope) : await modern(message, scope);
       const listen = (served as Partial<ListenStart>).listen;
       if (listen === undefined) {
         observed?.answered({ resultBytes: resultLength(served as SurfaceResult), aborted: false });
-        return { status: 200, body: resultResponse(message.id, served as SurfaceResult) };
+        if (message.method === 'initialize') relay.remember(session.tokenId, message.params);
+        const body = resultResponse(message.id, served as SurfaceResult);
+        return stream?.started ? { status: 200, body, stream } : { status: 200, body };
       }
       // open() refuses a token over its stream limit before writing: then the catch answers.
       streams.open(reply.raw, message.id, session, listen);
@@ -297,9 +308,14 @@ export function buildConnectorApp(
         resultBytes: 0,
         aborted: call.signal.aborted,
       });
-      if (!wire) throw error;
-      return { status: wire.httpStatus, body: errorResponse(message.id, wire) };
+      if (!wire && !stream?.started) throw error;
+      if (!wire) request.log.error({ err: error }, 'connector server request failed');
+      const sent = wire ?? rpcErrorOf(new TuttiError('TUTTI_ERR_SERVER_INTERNAL'))!;
+      const body = errorResponse(message.id, sent);
+      // Once the stream started, an error is its last event (its HTTP status went out as 200).
+      return stream?.started ? { status: 200, body, stream } : { status: sent.httpStatus, body };
     } finally {
+      stream?.seal();
       call.done();
     }
   };
@@ -328,6 +344,12 @@ export function buildConnectorApp(
         }
         return reply.code(202).send();
       }
+      case 'response':
+        if (!relay.answer(session.tokenId, message) && logger.isLevelEnabled('debug')) {
+          // Nothing of it is logged: it may hold what the person typed.
+          request.log.debug('response to no pending elicitation ignored');
+        }
+        return reply.code(202).send();
       case 'rejected':
         answer = {
           status: message.error.httpStatus,
@@ -348,12 +370,12 @@ export function buildConnectorApp(
       }
       options.onAnswered?.(session, message.method, answer.status);
     }
+    if (answer.stream !== undefined) {
+      answer.stream.end(answer.body);
+      return;
+    }
     if (answer.status === 200 && wantsEventStreamOnly(headerOf(request, 'accept'))) {
-      const event =
-        typeof answer.body === 'string'
-          ? `event: message\ndata: ${answer.body}\n\n`
-          : Buffer.concat([SSE_HEAD, answer.body, SSE_TAIL]);
-      return reply.code(200).type('text/event-stream').send(event);
+      return reply.code(200).type('text/event-stream').send(oneEvent(answer.body));
     }
     return reply.code(answer.status).type('application/json').send(answer.body);
   });
@@ -361,10 +383,12 @@ export function buildConnectorApp(
   return {
     app,
     inFlight,
+    elicitations,
     shutdown() {
       sessionCache.close();
       streams.closeAll();
       inFlight.abortAll('shutdown');
+      relay.close();
     },
   };
 }

@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { type ConnectorServerOptions, buildConnectorApp } from './connector-app.js';
 import { CONNECTOR_ENDPOINT } from './constants.js';
+import type { ElicitationBoard } from './elicitation-board.js';
 
 export type { ConnectorServerOptions } from './connector-app.js';
 
@@ -13,6 +14,8 @@ export interface ConnectorServer {
   /** `http://127.0.0.1:<port>/mcp/connector`: the URL of every session's binding. */
   readonly url: string;
   readonly port: number;
+  /** The elicitations relayed to agents and not answered yet, per agent session. */
+  readonly elicitations: ElicitationBoard;
   /** Stops the server; idempotent. */
   close(): Promise<void>;
 }
@@ -25,13 +28,14 @@ export async function createConnectorServer(
   options: ConnectorServerOptions & { port?: number },
 ): Promise<ConnectorServer> {
   let port = options.port ?? 0;
-  const { app, shutdown } = buildConnectorApp({ ...options, port: () => port });
+  const { app, shutdown, elicitations } = buildConnectorApp({ ...options, port: () => port });
   await app.listen({ host: '127.0.0.1', port });
   port = (app.server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}${CONNECTOR_ENDPOINT}`,
     port,
+    elicitations,
     close() {
       closing ??= (async () => {
         shutdown();

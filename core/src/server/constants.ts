@@ -72,3 +72,26 @@ export const RpcCode = Object.freeze({
   /** A call the client cancelled (the client ignores the answer; HTTP still needs one). */
   RequestCancelled: -32_800,
 });
+
+/**
+ * Default longest wait for an agent's answer to a relayed elicitation: the person may be
+ * away, and an upstream waiting longer than this is answered `cancel`.
+ */
+export const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
+
+/**
+ * Most elicitations one token may have pending on 2025 response streams at once, and most
+ * for the whole server: past them, an upstream's question is answered `cancel` at once, so
+ * a flood of eliciting calls cannot pin the server's memory or the person's attention.
+ */
+export const MAX_PENDING_ELICITATIONS_PER_TOKEN = 16;
+export const MAX_PENDING_ELICITATIONS = 256;
+
+/** Most tokens whose declared elicitation capability is remembered (oldest dropped). */
+export const MAX_REMEMBERED_CAPABILITIES = 4096;
+
+/**
+ * Bytes a streamed `tools/call` answer may hold unsent before progress notifications are
+ * dropped: a caller that does not read must not make the daemon buffer a chatty upstream.
+ */
+export const STREAM_PROGRESS_BUFFER_LIMIT = 1024 * 1024;

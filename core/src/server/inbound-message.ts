@@ -1,6 +1,7 @@
 /**
  * The one classification of a POSTed body: a typed inbound message (a request of the
- * legacy or the modern era, a notification, or a rejection with its JSON-RPC error).
+ * legacy or the modern era, a notification, a response to a request this server sent, or a
+ * rejection with its JSON-RPC error).
  *
  * Two structural fast paths come first, beside the SDK's `classifyInboundRequest` they
  * stand in for: the SDK's checks are zod parses (about 5% of the server's CPU per
@@ -35,6 +36,20 @@ export interface InboundNotification {
   readonly params: unknown;
 }
 
+/**
+ * A JSON-RPC response (to an `elicitation/create` this server relayed): answered 202,
+ * whatever it answers. The SDK routes responses to the 2025 era whatever the headers say.
+ */
+export interface InboundResponse {
+  readonly kind: 'response';
+  /** Its id (an error response may have none). */
+  readonly id: RpcId | null;
+  /** Its result; undefined for an error response. */
+  readonly result?: unknown;
+  /** None: a response is no request, and is not told to `onAnswered`. */
+  readonly method?: undefined;
+}
+
 /** A body answered with an error before any surface sees it. */
 export interface InboundRejection {
   readonly kind: 'rejected';
@@ -46,7 +61,11 @@ export interface InboundRejection {
 }
 
 /** What one POST body is. */
-export type InboundMessage = InboundRequest | InboundNotification | InboundRejection;
+export type InboundMessage =
+  | InboundRequest
+  | InboundNotification
+  | InboundResponse
+  | InboundRejection;
 
 /** The request headers classification reads (absent: undefined). */
 export interface InboundHeaders {
@@ -231,10 +250,11 @@ export function classifyInbound(
         );
       }
       if (classified.reason === 'response') {
-        return rejected(
-          null,
-          invalidRequest('Bad Request: this server sends no requests, so it takes no responses'),
-        );
+        // The SDK checked the shape: a result response or an error response.
+        const response = body as { id?: RpcId; result?: unknown };
+        return 'result' in response
+          ? { kind: 'response', id: response.id ?? null, result: response.result }
+          : { kind: 'response', id: response.id ?? null };
       }
       if (isJSONRPCNotification(body)) {
         return { kind: 'notification', method: body.method, params: body.params };

@@ -1,4 +1,7 @@
-/** The loopback `connector` MCP server: both MCP surfaces, guards and listen streams. */
+/**
+ * The loopback `connector` MCP server: both MCP surfaces, guards, listen streams and the
+ * board of elicitations relayed to agents.
+ */
 export {
   createConnectorServer,
   type ConnectorServer,
@@ -11,3 +14,4 @@ export {
   MODERN_PROTOCOL_VERSION,
 } from './constants.js';
 export { REDACTED_PATHS } from './logger.js';
+export type { ElicitationBoard } from './elicitation-board.js';

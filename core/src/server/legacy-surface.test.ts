@@ -174,11 +174,24 @@ describe('MCP 2025-06-18 surface', () => {
     expect(res.json()).toMatchObject({ id: 'abc', error: { code: -32601 } });
   });
 
-  it('refuses batches and posted responses with 400', async () => {
+  it('refuses batches with 400, responses in them included', async () => {
     const batch = await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(batch.statusCode).toBe(400);
-    const response = await post({ jsonrpc: '2.0', id: 1, result: {} });
-    expect(response.statusCode).toBe(400);
+    const responses = await post([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    expect(responses.statusCode).toBe(400);
+    expect(responses.json().error.code).toBe(-32600);
+  });
+
+  it('takes a posted response with 202 and no body, even one that answers nothing', async () => {
+    for (const response of [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 'tutti-e-1', error: { code: -32601, message: 'no' } },
+      { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } },
+    ]) {
+      const res = await post(response);
+      expect(res.statusCode).toBe(202);
+      expect(res.body).toBe('');
+    }
   });
 
   it('calls the upstream tool by its upstream name with the arguments unchanged', async () => {

@@ -25,13 +25,14 @@ export interface Tools {
    * Runs `tools/call` with `params` (the request's), cancelled by the scope's signal and
    * told to its observer; what the upstream asks goes to `elicit` and its progress to
    * `onProgress` (absent: the upstream is answered `cancel`, and is sent no progress
-   * token). Rejects with an {@link RpcError} for bad params, a TuttiError for
-   * arguments nested too deep, an unknown or fenced tool, or the upstream's own TuttiError
-   * for a call it did not answer with a result (cancelled included).
+   * token); `onBinding` is told the binding the call resolved to, before the upstream call.
+   * Rejects with an {@link RpcError} for bad params, a TuttiError for arguments nested too
+   * deep, an unknown or fenced tool, or the upstream's own TuttiError for a call it did not
+   * answer with a result (cancelled included).
    */
   call(
     params: unknown,
-    scope: Pick<RequestScope, 'signal' | 'observed'> &
+    scope: Pick<RequestScope, 'signal' | 'observed' | 'onBinding'> &
       Pick<UpstreamCallOptions, 'elicit' | 'onProgress'>,
   ): Promise<UpstreamCallResult>;
   /**
@@ -103,7 +104,7 @@ export function createTools(options: ToolsOptions): Tools {
   const { registry, pageSize, maxArgumentDepth } = options;
   const pageBytes = createToolsPageBytes();
   return {
-    async call(params, { signal, observed, elicit, onProgress }) {
+    async call(params, { signal, observed, elicit, onProgress, onBinding }) {
       if (!isPlainObject(params) || typeof params.name !== 'string') {
         throw invalidParams('tools/call needs a string "name"');
       }
@@ -126,6 +127,7 @@ export function createTools(options: ToolsOptions): Tools {
           generation: binding.generation,
         });
       }
+      onBinding?.(binding);
       const meta = observed?.upstream(binding);
       try {
         const callOptions: UpstreamCallOptions = { signal };

@@ -1,10 +1,14 @@
 /**
  * In-process fake upstream connectors for the server tests: an {@link UpstreamClient}
- * whose tools are plain functions, recording every call and every abort it sees.
+ * whose tools are plain functions, recording every call and every abort it sees. A tool
+ * gets the call's options too, so it can ask the person (`options.elicit`) and tell its
+ * progress (`options.onProgress`) as a real upstream does through the upstream layer.
  */
 import { TuttiError } from '@tutti/core/client';
 import type {
   CallSignal,
+  ElicitationAnswer,
+  ElicitationRequest,
   UpstreamCallOptions,
   UpstreamCallResult,
   UpstreamClient,
@@ -17,6 +21,7 @@ export interface FakeTool {
   readonly run: (
     args: Record<string, unknown> | undefined,
     signal: CallSignal,
+    options: UpstreamCallOptions,
   ) => Promise<UpstreamCallResult>;
 }
 
@@ -27,6 +32,9 @@ export interface FakeCall {
   readonly signal: CallSignal;
   /** What the daemon added to the request's `_meta` (trace context). */
   readonly meta?: Readonly<Record<string, string>>;
+  /** Whether the call came with someone to ask and someone to tell progress. */
+  readonly canElicit: boolean;
+  readonly hearsProgress: boolean;
 }
 
 /** A fake upstream client and what it observed. */
@@ -51,7 +59,14 @@ export function createFakeUpstream(tools: readonly FakeTool[]): FakeUpstream {
     },
     async callTool(name, args, options?: UpstreamCallOptions) {
       const signal: CallSignal = options?.signal ?? new AbortController().signal;
-      const call = { name, args, signal, ...(options?.meta && { meta: options.meta }) };
+      const call = {
+        name,
+        args,
+        signal,
+        ...(options?.meta && { meta: options.meta }),
+        canElicit: options?.elicit !== undefined,
+        hearsProgress: options?.onProgress !== undefined,
+      };
       calls.push(call);
       for (const waiter of waiters.filter((w) => w.name === name)) {
         waiters.splice(waiters.indexOf(waiter), 1);
@@ -59,9 +74,21 @@ export function createFakeUpstream(tools: readonly FakeTool[]): FakeUpstream {
       }
       const entry = tools.find((candidate) => candidate.tool.name === name);
       if (!entry) throw new Error(`fake upstream has no tool ${name}`);
-      return entry.run(args, signal);
+      return entry.run(args, signal, options ?? {});
     },
   };
+}
+
+/**
+ * Asks the person as the upstream layer does (connector-route.ts): through
+ * `options.elicit`, with `cancel` when there is nobody to ask or the asking fails.
+ */
+export async function ask(
+  options: UpstreamCallOptions,
+  request: ElicitationRequest,
+): Promise<ElicitationAnswer> {
+  if (!options.elicit) return { action: 'cancel' };
+  return options.elicit(request).catch(() => ({ action: 'cancel' }) as const);
 }
 
 /** A text content result. */
@@ -134,6 +161,60 @@ export function notesUpstream(): FakeUpstream {
         },
       },
       run: async (args) => text(`added:${String(args?.title)}:${String(args?.priority ?? '-')}`),
+    },
+  ]);
+}
+
+/**
+ * The `ask` connector: `confirm` asks a `{confirm: boolean}` form and deletes on a yes,
+ * `visit` asks the person to open a URL, `count` tells three progress steps then answers.
+ * Each answer says what the person did, so a test sees what reached the upstream.
+ */
+export function askingUpstream(): FakeUpstream {
+  return createFakeUpstream([
+    {
+      tool: { name: 'confirm', inputSchema: { type: 'object' } },
+      run: async (_args, _signal, options) => {
+        const answer = await ask(options, {
+          mode: 'form',
+          message: 'Delete 40 files?',
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean' } },
+            required: ['confirm'],
+          },
+        });
+        const deleted = answer.action === 'accept' && answer.content?.confirm === true;
+        return {
+          content: [{ type: 'text', text: `deleted:${deleted}` }],
+          structuredContent: {
+            action: answer.action,
+            ...(answer.content && { content: answer.content }),
+          },
+        };
+      },
+    },
+    {
+      tool: { name: 'visit', inputSchema: { type: 'object' } },
+      run: async (_args, _signal, options) => {
+        const answer = await ask(options, {
+          mode: 'url',
+          message: 'Sign in to the tracker',
+          url: 'https://tracker.example/login?state=abc',
+          elicitationId: 'login-1',
+        });
+        return text(`visited:${answer.action}`);
+      },
+    },
+    {
+      tool: { name: 'count', inputSchema: { type: 'object' } },
+      run: async (_args, _signal, options) => {
+        for (let step = 1; step <= 3; step += 1) {
+          options.onProgress?.({ progress: step, total: 3, message: `step ${step}` });
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        return text('counted');
+      },
     },
   ]);
 }

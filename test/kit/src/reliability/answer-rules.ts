@@ -63,6 +63,11 @@ export function mcpAnswerProblem(request: HostileRequest, answer: RawAnswer): st
   if (broken) return broken;
   const status = answer.status!;
   const message = rpcMessage(answer);
+  if (request.taken) {
+    return status === 202 && answer.body === ''
+      ? undefined
+      : `response not taken: ${status} ${answer.body.slice(0, 200)}`;
+  }
   if (request.valid) {
     return status === 200 && message?.jsonrpc === '2.0' && 'result' in message
       ? undefined

@@ -224,3 +224,80 @@ export const MCP_METHODS = [
   '__proto__',
   'constructor',
 ] as const;
+
+/** Content of an elicitation answer: flat and fine, then nested, huge, wide or not an object. */
+const answerContent = fc.oneof(
+  fc.dictionary(
+    fc.string({ maxLength: 10 }),
+    fc.oneof(fc.string(), fc.boolean(), fc.integer(), fc.array(fc.string(), { maxLength: 3 })),
+    { maxKeys: 5 },
+  ),
+  fc.constant({ big: 'x'.repeat(200_000) }),
+  fc.constant(Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, i]))),
+  fc.constant({ list: Array(1000).fill('y') }),
+  fc.constant({ nested: { deeper: { deepest: [{}] } } }),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+/** Ids of POSTed responses: ones shaped like the server's relay ids, and anything else. */
+const responseId = fc.oneof(
+  fc.constantFrom('tutti-e-1', 'tutti-e-0', 'tutti-e--1', 'tutti-e-1e3', 'tutti-e-', ''),
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.constantFrom(null, 1.5, -0, 2 ** 60, 'x'.repeat(5000)),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+
+/**
+ * JSON-RPC responses as an agent would POST them to answer an elicitation, with wrong
+ * types, both or neither of result and error, unknown and foreign ids and huge content.
+ */
+export const responseShape = fc.record(
+  {
+    jsonrpc: fc.oneof({ weight: 4, arbitrary: fc.constant('2.0') }, fc.constantFrom('1.0', null)),
+    id: responseId,
+    result: fc.oneof(
+      fc.record(
+        {
+          action: fc.oneof(
+            fc.constantFrom('accept', 'decline', 'cancel'),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
+          content: answerContent,
+          _meta: fc.jsonValue({ maxDepth: 2 }),
+        },
+        { requiredKeys: ['action'] },
+      ),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
+    error: fc.oneof(
+      fc.record(
+        { code: fc.oneof(fc.integer(), fc.double()), message: fc.string(), data: answerContent },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
+    method: fc.constantFrom('elicitation/create', 'tools/call'),
+  },
+  { requiredKeys: ['jsonrpc'] },
+);
+
+/** Well-formed responses (a result object or an error with code and message). */
+export const wellFormedResponse = fc.oneof(
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()),
+    result: fc.record(
+      { action: fc.constantFrom('accept', 'decline', 'cancel', 'maybe'), content: answerContent },
+      { requiredKeys: [] },
+    ),
+  }),
+  fc.record(
+    {
+      jsonrpc: fc.constant('2.0'),
+      id: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()),
+      error: fc.record({ code: fc.integer(), message: fc.string({ maxLength: 40 }) }),
+    },
+    { requiredKeys: ['jsonrpc', 'error'] },
+  ),
+);

@@ -1,8 +1,9 @@
 /**
  * Seeded generators of hostile requests against the loopback `connector` endpoint and the
  * control API: random methods, paths, Host/Origin/Authorization/Content-Type and MCP
- * headers, and bodies that are random JSON, JSON-RPC with wrong types, batches, broken or
- * deeply nested JSON. Some requests are valid on purpose and say so (`valid`).
+ * headers, and bodies that are random JSON, JSON-RPC with wrong types, POSTed responses
+ * (to elicitations never asked, with wrong shapes and huge content), batches, broken or
+ * deeply nested JSON. Some requests are valid on purpose and say so (`valid`, `taken`).
  */
 import fc from 'fast-check';
 import type { RawRequest } from './raw-http.js';
@@ -14,13 +15,17 @@ import {
   hostVariants,
   MCP_METHODS,
   originVariants,
+  responseShape,
   rpcShape,
+  wellFormedResponse,
 } from './hostile-parts.js';
 
 /** A generated request and whether a correct server must serve it as valid. */
 export interface HostileRequest extends RawRequest {
   /** Set on requests that are well-formed, authorized and must get a JSON-RPC result. */
   readonly valid?: boolean;
+  /** Set on well-formed, authorized responses: taken with 202 and no body. */
+  readonly taken?: boolean;
   /** The request carried the right token and a loopback Host (a 2xx is allowed). */
   readonly authorized: boolean;
 }
@@ -103,6 +108,13 @@ export function mcpRequests(target: McpTarget, seed: number, count: number): Hos
   const body = fc.oneof(
     { weight: 5, arbitrary: rpc.map((value) => JSON.stringify(value)) },
     { weight: 2, arbitrary: fc.array(rpc, { maxLength: 4 }).map((value) => JSON.stringify(value)) },
+    { weight: 2, arbitrary: responseShape.map((value) => JSON.stringify(value)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.oneof(responseShape, rpc), { minLength: 1, maxLength: 3 })
+        .map((value) => JSON.stringify(value)),
+    },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)) },
     { weight: 3, arbitrary: brokenBody },
   );
@@ -302,5 +314,36 @@ export function controlRequests(
         authorized,
       } satisfies HostileRequest;
     });
+  return fc.sample(request, { seed, numRuns: count });
+}
+
+/**
+ * Well-formed JSON-RPC responses with the right token, none answering anything the server
+ * asked: each must be taken with 202 and no body, whatever era its headers name.
+ */
+export function takenMcpResponses(
+  target: McpTarget,
+  seed: number,
+  count: number,
+): HostileRequest[] {
+  const request = fc
+    .record({
+      response: wellFormedResponse,
+      version: fc.constantFrom(undefined, '2025-06-18', '2025-03-26', '2026-07-28'),
+    })
+    .map(({ response, version }) => ({
+      method: 'POST',
+      path: '/mcp/connector',
+      headers: {
+        host: `127.0.0.1:${target.port}`,
+        authorization: `Bearer ${target.sessionToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(version !== undefined && { 'mcp-protocol-version': version }),
+      },
+      body: JSON.stringify(response),
+      taken: true,
+      authorized: true,
+    }));
   return fc.sample(request, { seed, numRuns: count });
 }
