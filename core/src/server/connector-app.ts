@@ -39,7 +39,11 @@ import { lazyChildLoggerFactory } from './lazy-child-logger.js';
 import { createLegacySurface } from './legacy-surface.js';
 import { createListenStreams } from './listen-streams.js';
 import { createServerLogger } from './logger.js';
-import { createModernSurface, type ListenStart } from './modern-surface.js';
+import {
+  createModernSurface,
+  type ListenStart,
+  type ModernSurfaceOptions,
+} from './modern-surface.js';
 import { createSessionCache } from './session-cache.js';
 import type { SurfaceResult } from './surface.js';
 import { createTools } from './tool-call.js';
@@ -76,6 +80,13 @@ export interface ConnectorServerOptions {
   readonly onAnswered?: (session: TokenSession, method: string, status: number) => void;
   /** Told about each `tools/call` (the audit and the traces); none when absent. */
   readonly observer?: ToolCallObserver;
+  /** Multi round-trip calls of the 2026-07-28 surface (modern-surface.ts), defaults there. */
+  readonly requestStateKey?: Buffer;
+  readonly maxParkedCalls?: number;
+  readonly maxParkedCallsPerToken?: number;
+  readonly parkedCallTtlMs?: number;
+  /** Told of each question relayed in an `input_required` answer; returns its removal. */
+  readonly onRelay?: ModernSurfaceOptions['onRelay'];
 }
 
 /** The app plus the hooks its owner needs at shutdown. */
@@ -165,7 +176,8 @@ export function buildConnectorApp(
     maxArgumentDepth: options.maxArgumentDepth ?? DEFAULT_MAX_ARGUMENT_DEPTH,
   });
   const legacy = createLegacySurface(options.registry, tools);
-  const modern = createModernSurface(options.registry, tools);
+  const modern = createModernSurface(options.registry, tools, options);
+  const observer = options.observer && modern.observing(options.observer);
   // A client sends the same Accept on every POST: its verdict is remembered.
   let lastAccept: { value: string | undefined; eventStreamOnly: boolean } = {
     value: undefined,
@@ -273,11 +285,11 @@ export function buildConnectorApp(
       if (!reply.raw.writableFinished) call.signal.abort('disconnected');
     });
     const observed =
-      message.method === 'tools/call' && options.observer
-        ? observe(options.observer, message, session, request)
+      message.method === 'tools/call' && observer
+        ? observe(observer, message, session, request)
         : undefined;
     try {
-      const scope = { signal: call.signal, headers: request.headers, observed };
+      const scope = { signal: call.signal, headers: request.headers, session, observed };
       const served =
         message.era === 'legacy' ? await legacy(message, scope) : await modern(message, scope);
       const listen = (served as Partial<ListenStart>).listen;
@@ -365,6 +377,7 @@ export function buildConnectorApp(
       sessionCache.close();
       streams.closeAll();
       inFlight.abortAll('shutdown');
+      modern.close();
     },
   };
 }

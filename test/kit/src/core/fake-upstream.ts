@@ -11,12 +11,18 @@ import type {
   UpstreamTool,
 } from '@tutti/core/internal';
 
+/** What an upstream asks the person, and the answer (as the call options carry them). */
+type Elicit = NonNullable<UpstreamCallOptions['elicit']>;
+export type ElicitationRequest = Parameters<Elicit>[0];
+export type ElicitationAnswer = Awaited<ReturnType<Elicit>>;
+
 /** One tool of a fake upstream: its definition and what a call does. */
 export interface FakeTool {
   readonly tool: UpstreamTool;
   readonly run: (
     args: Record<string, unknown> | undefined,
     signal: CallSignal,
+    options: UpstreamCallOptions,
   ) => Promise<UpstreamCallResult>;
 }
 
@@ -59,7 +65,7 @@ export function createFakeUpstream(tools: readonly FakeTool[]): FakeUpstream {
       }
       const entry = tools.find((candidate) => candidate.tool.name === name);
       if (!entry) throw new Error(`fake upstream has no tool ${name}`);
-      return entry.run(args, signal);
+      return entry.run(args, signal, options ?? {});
     },
   };
 }
@@ -136,4 +142,117 @@ export function notesUpstream(): FakeUpstream {
       run: async (args) => text(`added:${String(args?.title)}:${String(args?.priority ?? '-')}`),
     },
   ]);
+}
+
+/** A `files` upstream that asks the person, and every answer it got, in order. */
+export interface AskingUpstream extends FakeUpstream {
+  readonly answers: ElicitationAnswer[];
+}
+
+/**
+ * Asks `request` through the call's `elicit` (absent: `cancel`, as the upstream layer
+ * answers) and records the answer; a cancelled call rejects as the contract says.
+ */
+async function ask(
+  request: ElicitationRequest,
+  signal: CallSignal,
+  options: UpstreamCallOptions,
+  answers: ElicitationAnswer[],
+  tool: string,
+): Promise<ElicitationAnswer> {
+  const asked = options.elicit
+    ? options.elicit(request)
+    : Promise.resolve<ElicitationAnswer>({ action: 'cancel' });
+  const answer = await Promise.race([asked, untilAborted(signal, tool)]);
+  answers.push(answer);
+  return answer;
+}
+
+const CONFIRM_SCHEMA = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', description: 'Delete them?' } },
+  required: ['confirm'],
+} as const;
+
+/**
+ * The `files` connector: `delete` asks a `{confirm: boolean}` form and answers
+ * `deleted:true` only when accepted with `confirm: true`; `rename` asks twice (a form for
+ * the new name, then a confirmation); `login` asks in URL mode.
+ */
+export function filesUpstream(): AskingUpstream {
+  const answers: ElicitationAnswer[] = [];
+  const upstream = createFakeUpstream([
+    {
+      tool: {
+        name: 'delete',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+      run: async (args, signal, options) => {
+        const answer = await ask(
+          {
+            mode: 'form',
+            message: `Delete ${String(args?.path)}?`,
+            requestedSchema: CONFIRM_SCHEMA,
+          },
+          signal,
+          options,
+          answers,
+          'delete',
+        );
+        const deleted = answer.action === 'accept' && answer.content?.confirm === true;
+        return {
+          content: [{ type: 'text', text: `deleted:${deleted}:${answer.action}` }],
+          structuredContent: { deleted, action: answer.action },
+        };
+      },
+    },
+    {
+      tool: { name: 'rename', inputSchema: { type: 'object' } },
+      run: async (_args, signal, options) => {
+        const named = await ask(
+          {
+            mode: 'form',
+            message: 'New name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          },
+          signal,
+          options,
+          answers,
+          'rename',
+        );
+        if (named.action !== 'accept') return text(`renamed:false:${named.action}`);
+        const confirmed = await ask(
+          {
+            mode: 'form',
+            message: `Rename to ${String(named.content?.name)}?`,
+            requestedSchema: CONFIRM_SCHEMA,
+          },
+          signal,
+          options,
+          answers,
+          'rename',
+        );
+        return text(`renamed:${String(named.content?.name)}:${confirmed.action}`);
+      },
+    },
+    {
+      tool: { name: 'login', inputSchema: { type: 'object' } },
+      run: async (_args, signal, options) => {
+        const answer = await ask(
+          {
+            mode: 'url',
+            message: 'Sign in',
+            url: 'https://example.test/login',
+            elicitationId: 'login-1',
+          },
+          signal,
+          options,
+          answers,
+          'login',
+        );
+        return text(`login:${answer.action}`);
+      },
+    },
+  ]);
+  return Object.assign(upstream, { answers });
 }
