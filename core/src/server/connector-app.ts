@@ -80,10 +80,13 @@ export interface ConnectorServerOptions {
   readonly onAnswered?: (session: TokenSession, method: string, status: number) => void;
   /** Told about each `tools/call` (the audit and the traces); none when absent. */
   readonly observer?: ToolCallObserver;
-  /** Multi round-trip calls of the 2026-07-28 surface (modern-surface.ts), defaults there. */
+  /** HMAC-SHA256 key sealing 2026-07-28 `requestState` (≥ 32 bytes; default: random). */
   readonly requestStateKey?: Buffer;
+  /** Most calls parked on an `input_required` answer at once (default 64). */
   readonly maxParkedCalls?: number;
+  /** Most of them per token (default 4). */
   readonly maxParkedCallsPerToken?: number;
+  /** How long a parked call waits for its retry, then is cancelled (default 10 min). */
   readonly parkedCallTtlMs?: number;
   /** Told of each question relayed in an `input_required` answer; returns its removal. */
   readonly onRelay?: ModernSurfaceOptions['onRelay'];
