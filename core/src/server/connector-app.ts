@@ -85,6 +85,14 @@ export interface ConnectorServerOptions {
    * then the upstream is answered `cancel` (default 600000, 10 minutes).
    */
   readonly elicitationTimeoutMs?: number;
+  /** HMAC-SHA256 key sealing 2026-07-28 `requestState` (≥ 32 bytes; default: random). */
+  readonly requestStateKey?: Buffer;
+  /** Most calls parked on an `input_required` answer at once (default 64). */
+  readonly maxParkedCalls?: number;
+  /** Most of them per token (default 4). */
+  readonly maxParkedCallsPerToken?: number;
+  /** How long a parked call waits for its retry, then is cancelled (default 10 min). */
+  readonly parkedCallTtlMs?: number;
 }
 
 /** The app plus the hooks its owner needs at shutdown. */
@@ -188,7 +196,12 @@ export function buildConnectorApp(
   });
   const prepareCall = createCallPreparation(relay, options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
   const legacy = createLegacySurface(options.registry, tools);
-  const modern = createModernSurface(options.registry, tools);
+  // The questions parked in `input_required` answers are on the board as the streamed ones are.
+  const modern = createModernSurface(options.registry, tools, {
+    ...options,
+    onRelay: (record) => elicitations.relay(record),
+  });
+  const observer = options.observer && modern.observing(options.observer);
   const wantsEventStreamOnly = createEventStreamOnlyCheck();
 
   const app = Fastify({
@@ -277,16 +290,15 @@ export function buildConnectorApp(
       if (!reply.raw.writableFinished) call.signal.abort('disconnected');
     });
     const isCall = message.method === 'tools/call';
-    const observed =
-      isCall && options.observer ? observe(options.observer, message, session, request) : undefined;
+    const observed = isCall && observer ? observe(observer, message, session, request) : undefined;
     const streamable = isCall
       ? prepareCall(message, session, call.signal, headerOf(request, 'accept'), reply)
       : undefined;
     const stream = streamable?.stream;
     try {
       const scope: RequestScope = streamable
-        ? { signal: call.signal, headers: request.headers, observed, ...streamable.relays }
-        : { signal: call.signal, headers: request.headers, observed };
+        ? { signal: call.signal, headers: request.headers, session, observed, ...streamable.relays }
+        : { signal: call.signal, headers: request.headers, session, observed };
       const served =
         message.era === 'legacy' ? await legacy(message, scope) : await modern(message, scope);
       const listen = (served as Partial<ListenStart>).listen;
@@ -389,6 +401,7 @@ export function buildConnectorApp(
       streams.closeAll();
       inFlight.abortAll('shutdown');
       relay.close();
+      modern.close();
     },
   };
 }

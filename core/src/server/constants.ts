@@ -95,3 +95,16 @@ export const MAX_REMEMBERED_CAPABILITIES = 4096;
  * dropped: a caller that does not read must not make the daemon buffer a chatty upstream.
  */
 export const STREAM_PROGRESS_BUFFER_LIMIT = 1024 * 1024;
+
+/**
+ * Default most upstream calls parked on a 2026-07-28 `input_required` answer at once, per
+ * server and per token; past either, the upstream's question is answered `cancel`.
+ */
+export const DEFAULT_MAX_PARKED_CALLS = 64;
+export const DEFAULT_MAX_PARKED_CALLS_PER_TOKEN = 4;
+
+/**
+ * Default time a parked call waits for its retry before it is cancelled upstream: 10
+ * minutes, as long as a 2025 caller is waited for.
+ */
+export const DEFAULT_PARKED_CALL_TTL_MS = 600_000;

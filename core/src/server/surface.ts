@@ -1,12 +1,15 @@
 /** The shapes both surfaces share: what they get of a request and what they answer. */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { TokenSession } from '../auth/index.js';
 import type { CallSignal, ToolBinding, UpstreamCallOptions } from '../contracts/index.js';
 import type { ObservedCall } from './call-observer.js';
 
-/** What a surface gets of the HTTP request: its cancellation, its headers, its relays. */
+/** What a surface gets of the HTTP request: its cancellation, headers, session and relays. */
 export interface RequestScope {
   readonly signal: CallSignal;
   readonly headers: IncomingHttpHeaders;
+  /** The session of the token that sent it. */
+  readonly session: TokenSession;
   /** The observer's handle on this request, when it is an observed `tools/call`. */
   readonly observed?: ObservedCall;
   /**

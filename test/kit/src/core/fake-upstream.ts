@@ -15,6 +15,8 @@ import type {
   UpstreamTool,
 } from '@tutti/core/internal';
 
+export type { ElicitationAnswer, ElicitationRequest };
+
 /** One tool of a fake upstream: its definition and what a call does. */
 export interface FakeTool {
   readonly tool: UpstreamTool;
@@ -217,4 +219,117 @@ export function askingUpstream(): FakeUpstream {
       },
     },
   ]);
+}
+
+/** A `files` upstream that asks the person, and every answer it got, in order. */
+export interface AskingUpstream extends FakeUpstream {
+  readonly answers: ElicitationAnswer[];
+}
+
+/**
+ * Asks `request` through the call's `elicit` (absent: `cancel`, as the upstream layer
+ * answers) and records the answer; a cancelled call rejects as the contract says.
+ */
+async function askAndRecord(
+  request: ElicitationRequest,
+  signal: CallSignal,
+  options: UpstreamCallOptions,
+  answers: ElicitationAnswer[],
+  tool: string,
+): Promise<ElicitationAnswer> {
+  const asked = options.elicit
+    ? options.elicit(request)
+    : Promise.resolve<ElicitationAnswer>({ action: 'cancel' });
+  const answer = await Promise.race([asked, untilAborted(signal, tool)]);
+  answers.push(answer);
+  return answer;
+}
+
+const CONFIRM_SCHEMA = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', description: 'Delete them?' } },
+  required: ['confirm'],
+} as const;
+
+/**
+ * The `files` connector: `delete` asks a `{confirm: boolean}` form and answers
+ * `deleted:true` only when accepted with `confirm: true`; `rename` asks twice (a form for
+ * the new name, then a confirmation); `login` asks in URL mode.
+ */
+export function filesUpstream(): AskingUpstream {
+  const answers: ElicitationAnswer[] = [];
+  const upstream = createFakeUpstream([
+    {
+      tool: {
+        name: 'delete',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+      run: async (args, signal, options) => {
+        const answer = await askAndRecord(
+          {
+            mode: 'form',
+            message: `Delete ${String(args?.path)}?`,
+            requestedSchema: CONFIRM_SCHEMA,
+          },
+          signal,
+          options,
+          answers,
+          'delete',
+        );
+        const deleted = answer.action === 'accept' && answer.content?.confirm === true;
+        return {
+          content: [{ type: 'text', text: `deleted:${deleted}:${answer.action}` }],
+          structuredContent: { deleted, action: answer.action },
+        };
+      },
+    },
+    {
+      tool: { name: 'rename', inputSchema: { type: 'object' } },
+      run: async (_args, signal, options) => {
+        const named = await askAndRecord(
+          {
+            mode: 'form',
+            message: 'New name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          },
+          signal,
+          options,
+          answers,
+          'rename',
+        );
+        if (named.action !== 'accept') return text(`renamed:false:${named.action}`);
+        const confirmed = await askAndRecord(
+          {
+            mode: 'form',
+            message: `Rename to ${String(named.content?.name)}?`,
+            requestedSchema: CONFIRM_SCHEMA,
+          },
+          signal,
+          options,
+          answers,
+          'rename',
+        );
+        return text(`renamed:${String(named.content?.name)}:${confirmed.action}`);
+      },
+    },
+    {
+      tool: { name: 'login', inputSchema: { type: 'object' } },
+      run: async (_args, signal, options) => {
+        const answer = await askAndRecord(
+          {
+            mode: 'url',
+            message: 'Sign in',
+            url: 'https://example.test/login',
+            elicitationId: 'login-1',
+          },
+          signal,
+          options,
+          answers,
+          'login',
+        );
+        return text(`login:${answer.action}`);
+      },
+    },
+  ]);
+  return Object.assign(upstream, { answers });
 }
