@@ -128,7 +128,7 @@ describe('the state shown is the state that runs', () => {
       version: '2.0.0',
       running: { version: '1.0.0' },
       pending: { version: '2.0.0' },
-      runtime: { state: 'ready', toolCount: 8 },
+      runtime: { state: 'ready', toolCount: 12 },
     });
     expect(await call(daemon, await tokenOf(daemon, 'after'), 'memo_echo')).toBe(true);
 

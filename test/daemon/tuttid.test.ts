@@ -198,7 +198,7 @@ describe('tuttid', () => {
 
     const second = await startTuttid(home);
     expect((await second.settled)?.connectors).toEqual([
-      { key: 'keep', state: 'ready', toolCount: 10 },
+      { key: 'keep', state: 'ready', toolCount: 14 },
     ]);
     expect(await toolNames(await bindingOf(second))).toContain('keep_tool_2');
   });

@@ -98,9 +98,9 @@ describe('a tuttid process that ends', () => {
     if (ending.how === 'SIGTERM' || ending.how === 'SIGINT') return;
     const again = await startTuttid(home);
     expect((await again.settled)?.connectors).toEqual([
-      { key: 'one', state: 'ready', toolCount: 8 },
-      { key: 'three', state: 'ready', toolCount: 8 },
-      { key: 'two', state: 'ready', toolCount: 11 },
+      { key: 'one', state: 'ready', toolCount: 12 },
+      { key: 'three', state: 'ready', toolCount: 12 },
+      { key: 'two', state: 'ready', toolCount: 15 },
     ]);
   });
 });
