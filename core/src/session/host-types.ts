@@ -1,5 +1,10 @@
 /** Requests, results and options of the agent session host (see `host.ts`). */
-import type { PreparedRuntime, ProviderFlags } from '../contracts/index.js';
+import type {
+  ElicitationMode,
+  PendingElicitations,
+  PreparedRuntime,
+  ProviderFlags,
+} from '../contracts/index.js';
 import type { TuttiEventBody } from '../events/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { SecretRedactor } from '../process/secret-redactor.js';
@@ -164,8 +169,16 @@ export interface AgentSessionHostOptions {
    * (default 60 s); past it the start fails and the agent is stopped.
    */
   readonly agentTimeoutMs?: number;
-  /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
+  /**
+   * How long a turn's permission request waits for an answer before it is denied, and an
+   * elicitation before it is cancelled (default 5 min).
+   */
   readonly permissionTimeoutMs?: number;
+  /**
+   * The elicitations the `connector` server relayed to agents and waits on: what proves the
+   * connector and tool of an `elicitation` turn event, and what `pendingElicitations()` lists.
+   */
+  readonly elicitations?: PendingElicitations;
   /** How long after the host's start every recorded session is back or `needs-restart` (default 60 s). */
   readonly restoreWithinMs?: number;
   /** Where daemon-driven sessions are recorded, so they can come back after a restart. */
@@ -177,4 +190,21 @@ export interface AgentSessionHostOptions {
    * (see `docs/tracing.md`); default the pass-through tracer, which records none.
    */
   readonly tracer?: Tracer;
+}
+
+/** An elicitation a live session's agent is asked and nobody answered yet. Holds no secret. */
+export interface PendingElicitationInfo {
+  /** The agent session. */
+  readonly session: string;
+  /** The MCP server that asks (`connector` for the daemon's own). */
+  readonly server: string;
+  /** The connector whose upstream asks and its local tool, when the daemon knows them. */
+  readonly connector?: string;
+  readonly tool?: string;
+  readonly mode: ElicitationMode;
+  readonly message: string;
+  /** When it was relayed (ms since the epoch). */
+  readonly since: number;
+  /** The id the running turn's `elicitation` event gave it, when the host was asked. */
+  readonly requestId?: string;
 }
