@@ -543,7 +543,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_TURN_ELICITATION_TIMEOUT: {
     message:
-      'Nobody answered the question MCP server "{server}" asked through the agent of provider "{provider}" within {ms} ms: it was cancelled. Answer elicitation events with POST /v1/sessions/<id>/elicitations/<requestId>.',
+      'Nobody answered the question MCP server "{server}" asked through the agent of provider "{provider}" within {ms} ms: it was cancelled. Answer elicitation events with POST /v1/sessions/<id>/elicitations/<requestId>, or give the person longer with tuttid --permission-timeout MS.',
     status: 408,
   },
   TUTTI_ERR_TURN_UNKNOWN_ELICITATION: {
