@@ -1,10 +1,5 @@
 /** Requests, results and options of the agent session host (see `host.ts`). */
-import type {
-  ElicitationMode,
-  PendingElicitations,
-  PreparedRuntime,
-  ProviderFlags,
-} from '../contracts/index.js';
+import type { PendingElicitations, PreparedRuntime, ProviderFlags } from '../contracts/index.js';
 import type { TuttiEventBody } from '../events/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { SecretRedactor } from '../process/secret-redactor.js';
@@ -13,6 +8,8 @@ import type { Tracer } from '../telemetry/types.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
 import type { SessionRecords } from './session-records.js';
 import type { PermissionMode } from './turn-types.js';
+
+export type { PendingElicitationInfo } from './pending-elicitation.js';
 import type {
   ConnectorRuntimePort,
   LaunchOptions,
@@ -190,21 +187,4 @@ export interface AgentSessionHostOptions {
    * (see `docs/tracing.md`); default the pass-through tracer, which records none.
    */
   readonly tracer?: Tracer;
-}
-
-/** An elicitation a live session's agent is asked and nobody answered yet. Holds no secret. */
-export interface PendingElicitationInfo {
-  /** The agent session. */
-  readonly session: string;
-  /** The MCP server that asks (`connector` for the daemon's own). */
-  readonly server: string;
-  /** The connector whose upstream asks and its local tool, when the daemon knows them. */
-  readonly connector?: string;
-  readonly tool?: string;
-  readonly mode: ElicitationMode;
-  readonly message: string;
-  /** When it was relayed (ms since the epoch). */
-  readonly since: number;
-  /** The id the running turn's `elicitation` event gave it, when the host was asked. */
-  readonly requestId?: string;
 }
