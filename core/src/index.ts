@@ -10,6 +10,12 @@
 export type { MCPServerBinding } from './contracts/mcp-server-binding.js';
 export type { PreparedRuntime } from './contracts/prepared-runtime.js';
 export type { ProviderFlags } from './contracts/provider-capabilities.js';
+export type {
+  ElicitationAnswer,
+  ElicitationRequest,
+  PendingElicitations,
+  RelayedElicitation,
+} from './contracts/elicitation.js';
 
 // Errors.
 export type { ErrorCode } from './errors/codes.js';
@@ -33,7 +39,11 @@ export {
 } from './session/hooks.js';
 export type { AgentSession } from './session/agent-session.js';
 export { AgentSessionHost } from './session/host.js';
-export type { AgentSessionHostOptions, AgentSessionInfo } from './session/host-types.js';
+export type {
+  AgentSessionHostOptions,
+  AgentSessionInfo,
+  PendingElicitationInfo,
+} from './session/host-types.js';
 export type {
   AgentProvider,
   LiveRefresh,
@@ -50,6 +60,7 @@ export { type Reopening, SESSION_OPERATIONS } from './session/operations.js';
 export { type SessionFiles, sessionFiles } from './session/session-files.js';
 export { type AgentCommand, resolveAgentCommand } from './process/agent-command.js';
 export {
+  type ElicitationAsk,
   type PermissionAsk,
   type PermissionMode,
   type PermissionOutcome,

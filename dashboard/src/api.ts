@@ -5,6 +5,7 @@
  */
 import type { AuditOutcome, AuditRecord } from '../../core/src/audit/types';
 import type { ConnectorSandboxView } from '../../core/src/sandbox/types';
+import type { PendingElicitationInfo } from '../../core/src/session/pending-elicitation';
 import { forgetSessionToken, keepSessionToken, sessionToken } from './credential';
 
 /** An error answer of the daemon: its code and message. */
@@ -159,6 +160,11 @@ export interface Session {
   readonly reason?: string;
   readonly exit?: { code: number | null; signal: string | null; description?: string };
 }
+/**
+ * A question an upstream asks the person through a live session's agent, not answered yet
+ * (`GET /dashboard/api/elicitations`): core's own type (type-only).
+ */
+export type PendingElicitation = PendingElicitationInfo;
 /** How a call ended: core's own type (type-only, erased from the page's build). */
 export type ToolCallOutcome = AuditOutcome;
 

@@ -11,6 +11,7 @@ import {
   type DaemonSandbox,
   login,
   logout,
+  type PendingElicitation,
   type Session,
   type Tool,
   whenSignedOut,
@@ -49,6 +50,8 @@ const state = {
   sandbox: undefined as DaemonSandbox | undefined,
   tools: [] as Tool[],
   sessions: [] as Session[],
+  /** What the agents of live sessions are asked and nobody answered yet. */
+  elicitations: [] as PendingElicitation[],
   toolsVersion: 0,
   events: [] as LiveEvent[],
   connected: false,
@@ -113,8 +116,8 @@ function render(): void {
     if (main.firstElementChild !== connectors.element) main.replaceChildren(connectors.element);
     shown = '';
   } else if (view === 'sessions') {
-    redraw(['sessions', state.sessions, state.toolsVersion], () =>
-      sessionsView(state.sessions, state.toolsVersion, host),
+    redraw(['sessions', state.sessions, state.elicitations, state.toolsVersion], () =>
+      sessionsView(state.sessions, state.toolsVersion, host, state.elicitations),
     );
   } else if (view === 'calls') {
     calls.update(state.connectors.map((connector) => connector.key));
@@ -156,7 +159,7 @@ async function refresh(): Promise<void> {
   // A listing that never answers must not hold every later refresh behind it.
   const signal = AbortSignal.timeout(REFRESH_TIMEOUT_MS);
   try {
-    const [list, tools, sessions] = await Promise.all([
+    const [list, tools, sessions, asked] = await Promise.all([
       call<{ connectors: Connector[]; sandbox?: DaemonSandbox }>(
         'GET',
         '/connectors',
@@ -165,11 +168,13 @@ async function refresh(): Promise<void> {
       ),
       call<{ tools: Tool[]; version: number }>('GET', '/tools', undefined, signal),
       call<{ sessions: Session[]; toolsVersion: number }>('GET', '/sessions', undefined, signal),
+      call<{ elicitations: PendingElicitation[] }>('GET', '/elicitations', undefined, signal),
     ]);
     state.connectors = list.connectors;
     state.sandbox = list.sandbox;
     state.tools = tools.tools;
     state.sessions = sessions.sessions;
+    state.elicitations = asked.elicitations;
     state.toolsVersion = sessions.toolsVersion;
     render();
   } catch (error) {

@@ -2,9 +2,11 @@
  * The agent sessions view: provider, mode, status, whether the agent got the connector
  * binding, the strategy of the last refresh, whether the agent re-listed the tools since
  * the last change, what its tools may do unasked, why it ended; each open session can be
- * closed, and one that needs a restart restarted.
+ * closed, and one that needs a restart restarted. Above them, what an upstream asks the
+ * person through a live session's agent and nobody answered yet (read only: the one who
+ * drives the agent answers it).
  */
-import { call, type Session } from './api';
+import { call, type PendingElicitation, type Session } from './api';
 import { act } from './act';
 import { h, timeOf } from './dom';
 
@@ -30,11 +32,49 @@ function endOf(session: Session): string {
   return parts.length ? parts.join('; ') : '—';
 }
 
-/** The view of `sessions`, the registry at `version`. */
+/** The questions waiting for the person, oldest first; nothing when there is none. */
+function waitingTable(elicitations: readonly PendingElicitation[]): HTMLElement | null {
+  if (!elicitations.length) return null;
+  return h(
+    'table',
+    { id: 'elicitations' },
+    h('caption', {}, 'Waiting for the person: questions an upstream asks through an agent'),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...['Session', 'Connector', 'Tool', 'Question', 'Mode', 'Since'].map((title) =>
+          h('th', { scope: 'col' }, title),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...elicitations.map((asked) =>
+        h(
+          'tr',
+          { 'data-session': asked.session },
+          h('td', {}, h('code', {}, asked.session)),
+          h('td', { class: 'connector' }, asked.connector ?? (asked.server || '—')),
+          h('td', { class: 'tool' }, asked.tool ?? '—'),
+          h('td', { class: 'message' }, asked.message),
+          h('td', { class: 'mode' }, asked.mode),
+          h('td', {}, timeOf(asked.since)),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The view of `sessions`, the registry at `version`, and the questions waiting. */
 export function sessionsView(
   sessions: readonly Session[],
   version: number,
   host: { say(message: string, isError?: boolean): void; refresh(): void },
+  elicitations: readonly PendingElicitation[] = [],
 ): HTMLElement {
   const heading = h('h2', { id: 'sessions-title' }, 'Agent sessions');
   if (!sessions.length) {
@@ -49,6 +89,7 @@ export function sessionsView(
     'section',
     { 'aria-labelledby': 'sessions-title' },
     heading,
+    waitingTable(elicitations),
     h('p', {}, `Tool list version now: ${version}.`),
     h(
       'table',

@@ -1,8 +1,9 @@
 /**
  * Turn endpoints of the control API (docs/control-api.md): a turn of a daemon-driven session
  * as a `text/event-stream` of normalized events (or, with `Accept: application/json`, all
- * of them in one answer when the turn ends), its cancel, and the answers to its permission
- * requests. A caller that goes away in the middle of a streamed turn cancels it.
+ * of them in one answer when the turn ends), its cancel, the answers to its permission
+ * requests and elicitations, and what live sessions' agents are asked and nobody answered
+ * yet. A caller that goes away in the middle of a streamed turn cancels it.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -16,6 +17,23 @@ import {
 import { parseBody } from './control-app.js';
 
 const permissionBody = z.object({ outcome: z.enum(['allow', 'deny']) }).strict();
+
+/** The answer to an elicitation: a flat form's values go only with `accept`. */
+const elicitationBody = z
+  .object({
+    action: z.enum(['accept', 'decline', 'cancel']),
+    content: z
+      .record(
+        z.string().min(1).max(256),
+        z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]),
+      )
+      .optional(),
+  })
+  .strict()
+  .refine((body) => body.content === undefined || body.action === 'accept', {
+    message: 'content goes only with "accept"',
+    path: ['content'],
+  });
 
 function promptOf(body: unknown): PromptBlock[] {
   const parsed = z
@@ -83,4 +101,13 @@ export function registerTurnEndpoints(app: FastifyInstance, host: AgentSessionHo
     host.session(id).answerPermission(requestId, outcome);
     return { answered: requestId, outcome };
   });
+
+  app.post('/v1/sessions/:id/elicitations/:requestId', async (request) => {
+    const { id, requestId } = request.params as { id: string; requestId: string };
+    const { action, content } = parseBody(elicitationBody, request.body);
+    host.session(id).answerElicitation(requestId, content ? { action, content } : { action });
+    return { answered: requestId, action };
+  });
+
+  app.get('/v1/elicitations', async () => ({ elicitations: host.pendingElicitations() }));
 }

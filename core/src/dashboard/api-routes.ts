@@ -104,6 +104,11 @@ export function registerApiRoutes(
       .headers(HEADERS)
       .send({ ...(answer.json() as object), toolsVersion: ctx.registry.snapshot().version });
   });
+  // What the agents of live sessions are asked and nobody answered yet (read only).
+  api('GET', '/elicitations', async (_request, reply) => {
+    const answer = await ask('GET', '/v1/elicitations');
+    return reply.code(answer.statusCode).headers(HEADERS).send(answer.json());
+  });
   api('GET', '/events', (request, reply) => {
     const session = guard.sessionOf(request);
     if (!session) return refuse(reply, new TuttiError('TUTTI_ERR_DASHBOARD_SIGNED_OUT'));

@@ -541,6 +541,16 @@ export const ERROR_CODES = Object.freeze({
       'The prompt is not valid ({problem}): give "prompt" as a non-empty text or an array of text and image content blocks.',
     status: 400,
   },
+  TUTTI_ERR_TURN_ELICITATION_TIMEOUT: {
+    message:
+      'Nobody answered the question MCP server "{server}" asked through the agent of provider "{provider}" within {ms} ms: it was cancelled. Answer elicitation events with POST /v1/sessions/<id>/elicitations/<requestId>, or give the person longer with tuttid --permission-timeout MS.',
+    status: 408,
+  },
+  TUTTI_ERR_TURN_UNKNOWN_ELICITATION: {
+    message:
+      'Agent session "{session}" has no pending elicitation "{request}": it was answered, timed out, withdrawn, or its turn ended.',
+    status: 404,
+  },
   TUTTI_ERR_PROVIDER_NO_COMMAND: {
     message: 'Provider "{provider}" has no agent command: pass launch.command.',
     status: 400,

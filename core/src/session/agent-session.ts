@@ -4,6 +4,7 @@
  * the tools change, its restart and its end. Who drives the agent is a strategy of the
  * session (`session-driving.ts`); its state and status transitions are its `SessionCore`.
  */
+import type { ElicitationAnswer, RelayedElicitation } from '../contracts/elicitation.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { REFRESH_STRATEGIES, type RefreshContext } from './hooks.js';
 import type { HostParts } from './host-parts.js';
@@ -16,6 +17,7 @@ import type { StoredSession } from './session-records.js';
 import { type CameBackAs, restartSession, restoreSession } from './session-restore.js';
 import { sessionScope } from './session-setup.js';
 import type { SessionContext, SessionOperation } from './session-types.js';
+import type { WaitingElicitation } from './turn-elicitations.js';
 import { TurnRunner } from './turn-runner.js';
 import type { PermissionOutcome, PromptBlock, TurnEvent } from './turn-types.js';
 
@@ -142,6 +144,7 @@ export class AgentSession {
           session: this.id,
           tracer: core.parts.tracer,
           proof: { forms, served },
+          relayedElicitations: () => options.elicitations?.pendingFor(this.id) ?? [],
         }),
     );
     if (core.turns.started(turn) && core.record) {
@@ -176,6 +179,58 @@ export class AgentSession {
         request: requestId,
       });
     }
+  }
+
+  /** Answers an elicitation of the running turn. */
+  answerElicitation(requestId: string, answer: ElicitationAnswer): void {
+    if (!this.#core.turns.answerElicitation(requestId, answer)) {
+      throw new TuttiError('TUTTI_ERR_TURN_UNKNOWN_ELICITATION', {
+        session: this.id,
+        request: requestId,
+      });
+    }
+  }
+
+  /**
+   * What the session's agent is being asked and nobody answered yet: each elicitation the
+   * `connector` server relayed to it (the daemon's board), and each its running turn
+   * relayed to the host (with the `requestId` to answer it by), oldest first.
+   */
+  pendingElicitations(): T.PendingElicitationInfo[] {
+    if (this.#core.status === 'exited') return [];
+    const waiting = this.#core.turns.waitingElicitations();
+    const relayed = this.#core.parts.options.elicitations?.pendingFor(this.id) ?? [];
+    const shown = new Set<WaitingElicitation>();
+    const listed: T.PendingElicitationInfo[] = relayed.map((entry) => {
+      const asked = waiting.find(
+        (turn) =>
+          !shown.has(turn) && turn.relayed !== undefined && sameRelayed(turn.relayed, entry),
+      );
+      if (asked) shown.add(asked);
+      return {
+        session: this.id,
+        server: 'connector',
+        connector: entry.connector,
+        tool: entry.tool,
+        mode: entry.request.mode,
+        message: entry.request.message,
+        since: entry.since,
+        ...(asked && { requestId: asked.requestId }),
+      };
+    });
+    for (const turn of waiting) {
+      if (shown.has(turn)) continue;
+      listed.push({
+        session: this.id,
+        server: turn.server,
+        ...(turn.connector !== undefined && { connector: turn.connector, tool: turn.tool }),
+        mode: turn.request.mode,
+        message: turn.request.message,
+        since: turn.since,
+        requestId: turn.requestId,
+      });
+    }
+    return listed.sort((a, b) => a.since - b.since);
   }
 
   /** Records a `tools/list` served to the session's agent, with the tools it was served. */
@@ -289,4 +344,15 @@ export class AgentSession {
     const action = core.driving.action(strategy);
     core.publish({ type: 'session.refreshed', version, strategy: strategy ?? 'none', action });
   }
+}
+
+/** True when `a` and `b` are the same relayed elicitation (a board may hand out copies). */
+function sameRelayed(a: RelayedElicitation, b: RelayedElicitation): boolean {
+  return (
+    a === b ||
+    (a.since === b.since &&
+      a.connector === b.connector &&
+      a.tool === b.tool &&
+      a.request.message === b.request.message)
+  );
 }

@@ -1,5 +1,5 @@
 /** Requests, results and options of the agent session host (see `host.ts`). */
-import type { PreparedRuntime, ProviderFlags } from '../contracts/index.js';
+import type { PendingElicitations, PreparedRuntime, ProviderFlags } from '../contracts/index.js';
 import type { TuttiEventBody } from '../events/index.js';
 import type { ProcessSupervisor } from '../process/index.js';
 import type { SecretRedactor } from '../process/secret-redactor.js';
@@ -8,6 +8,8 @@ import type { Tracer } from '../telemetry/types.js';
 import type { GuidanceFunction, PlainReason } from './preparer.js';
 import type { SessionRecords } from './session-records.js';
 import type { PermissionMode } from './turn-types.js';
+
+export type { PendingElicitationInfo } from './pending-elicitation.js';
 import type {
   ConnectorRuntimePort,
   LaunchOptions,
@@ -164,8 +166,16 @@ export interface AgentSessionHostOptions {
    * (default 60 s); past it the start fails and the agent is stopped.
    */
   readonly agentTimeoutMs?: number;
-  /** How long a turn's permission request waits for an answer before it is denied (default 5 min). */
+  /**
+   * How long a turn's permission request waits for an answer before it is denied, and an
+   * elicitation before it is cancelled (default 5 min).
+   */
   readonly permissionTimeoutMs?: number;
+  /**
+   * The elicitations the `connector` server relayed to agents and waits on: what proves the
+   * connector and tool of an `elicitation` turn event, and what `pendingElicitations()` lists.
+   */
+  readonly elicitations?: PendingElicitations;
   /** How long after the host's start every recorded session is back or `needs-restart` (default 60 s). */
   readonly restoreWithinMs?: number;
   /** Where daemon-driven sessions are recorded, so they can come back after a restart. */

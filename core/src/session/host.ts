@@ -155,6 +155,17 @@ export class AgentSessionHost {
     return this.#sessions.values().map((session) => session.info());
   }
 
+  /**
+   * What the agents of live sessions are asked and nobody answered yet, oldest first (see
+   * {@link AgentSession.pendingElicitations}).
+   */
+  pendingElicitations(): T.PendingElicitationInfo[] {
+    return this.#sessions
+      .values()
+      .flatMap((session) => session.pendingElicitations())
+      .sort((a, b) => a.since - b.since);
+  }
+
   /** Ends a session: closes the agent, revokes its token, runs `sessionClose`. */
   async closeSession(agentSessionId: string): Promise<void> {
     const session = this.#sessions.require(agentSessionId);

@@ -1,6 +1,8 @@
 /** The turns of one session: one at a time, and whether it has had one. */
 import { TuttiError } from '../errors/index.js';
+import type { ElicitationAnswer } from '../contracts/elicitation.js';
 import type { TraceContext } from '../telemetry/trace-context.js';
+import type { WaitingElicitation } from './turn-elicitations.js';
 import type { TurnRunner } from './turn-runner.js';
 import type { PermissionOutcome } from './turn-types.js';
 
@@ -58,5 +60,15 @@ export class SessionTurns {
   /** Answers a permission request of the running turn; false when it asked none of that id. */
   answer(requestId: string, outcome: PermissionOutcome): boolean {
     return this.#turn?.answer(requestId, outcome) ?? false;
+  }
+
+  /** Answers an elicitation of the running turn; false when none of that id waits. */
+  answerElicitation(requestId: string, answer: ElicitationAnswer): boolean {
+    return this.#turn?.answerElicitation(requestId, answer) ?? false;
+  }
+
+  /** The running turn's elicitations waiting for the host. */
+  waitingElicitations(): WaitingElicitation[] {
+    return this.#turn?.running ? this.#turn.waitingElicitations() : [];
   }
 }

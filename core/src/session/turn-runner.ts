@@ -5,17 +5,22 @@
  * and holds the turn's pending permission requests: in `allow-connector` mode a call
  * proven to be a `connector` tool is allowed here, every other one is asked. A permission
  * nobody answers is denied after the permission timeout, which also cancels the turn, so a
- * turn never waits forever. Its spans (the turn's, each call's, each permission's) are
+ * turn never waits forever. An MCP server's question the agent relays goes to the host as
+ * an `elicitation` event (`turn-elicitations.ts`); unanswered, it is cancelled after the
+ * same timeout, and the turn's end cancels those still waiting. Its spans (the turn's, each call's, each permission's) are
  * made in `turn-spans.ts` and all end with the turn.
  */
 import { randomUUID } from 'node:crypto';
+import type { ElicitationAnswer, RelayedElicitation } from '../contracts/elicitation.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import type { TraceContext } from '../telemetry/trace-context.js';
 import type { Tracer } from '../telemetry/types.js';
 import type { LiveSession } from './provider-contract.js';
 import { labelOf, type ToolLabel, type ToolProofContext } from './tool-proof.js';
+import { TurnElicitations, type WaitingElicitation } from './turn-elicitations.js';
 import { type PermissionDecider, TurnSpans } from './turn-spans.js';
 import type {
+  ElicitationAsk,
   PermissionAsk,
   PermissionMode,
   PermissionOutcome,
@@ -37,6 +42,11 @@ export interface TurnOptions {
   readonly tracer: Tracer;
   /** What proves a call is a `connector` tool: the agent's naming forms, the tools served. */
   readonly proof: ToolProofContext;
+  /**
+   * The elicitations the `connector` server relayed to this session's agent and waits on
+   * (the daemon's board): what proves an elicitation's connector and tool. None by default.
+   */
+  readonly relayedElicitations?: () => readonly RelayedElicitation[];
 }
 
 /** A running turn. */
@@ -49,6 +59,7 @@ export class TurnRunner {
   /** Each announced call's label, fixed by the first event of its id. */
   readonly #labels = new Map<string, ToolLabel>();
   readonly #spans: TurnSpans;
+  readonly #elicitations: TurnElicitations;
   #ended = false;
   /** Resolves once the `end` event went out. */
   readonly done: Promise<void>;
@@ -68,6 +79,12 @@ export class TurnRunner {
       } else if (event.type === 'error') this.#spans.error(event.code);
       listener(event);
     };
+    this.#elicitations = new TurnElicitations({
+      timeoutMs: options.permissionTimeoutMs,
+      provider: options.provider,
+      relayed: options.relayedElicitations ?? (() => []),
+      emit,
+    });
     const sink = {
       emit: (event: ProviderTurnEvent) => {
         if (event.type !== 'tool_call') return emit(event);
@@ -82,6 +99,10 @@ export class TurnRunner {
         });
       },
       permission: (ask: PermissionAsk) => this.#permission(ask, emit, options),
+      elicit: (ask: ElicitationAsk) =>
+        this.#ended || this.#abort.signal.aborted
+          ? Promise.resolve<ElicitationAnswer>({ action: 'cancel' })
+          : this.#elicitations.ask(ask),
       signal: this.#abort.signal,
       permissions: options.permissions,
     };
@@ -126,6 +147,16 @@ export class TurnRunner {
     clearTimeout(pending.timer);
     pending.settle(outcome, 'host');
     return true;
+  }
+
+  /** Hands the host's answer to a waiting elicitation; false when none has that id. */
+  answerElicitation(requestId: string, answer: ElicitationAnswer): boolean {
+    return this.#elicitations.answer(requestId, answer);
+  }
+
+  /** The turn's elicitations waiting for the host, oldest first. */
+  waitingElicitations(): WaitingElicitation[] {
+    return this.#ended ? [] : this.#elicitations.waiting();
   }
 
   /**
@@ -197,8 +228,12 @@ export class TurnRunner {
     return label;
   }
 
-  /** Denies every pending permission request: the turn was cancelled or ended. */
+  /**
+   * Denies every pending permission request and cancels every waiting elicitation: the
+   * turn was cancelled or ended.
+   */
   #settlePending(by: 'cancelled' | 'turn-end'): void {
+    this.#elicitations.close();
     for (const [id, pending] of this.#pending) {
       clearTimeout(pending.timer);
       this.#pending.delete(id);

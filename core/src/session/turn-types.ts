@@ -3,6 +3,12 @@
  * the events it streams, and what a provider's live session is given to run one.
  */
 import { z } from 'zod';
+import type {
+  ElicitationAnswer,
+  ElicitationMode,
+  ElicitationRequest,
+} from '../contracts/elicitation.js';
+import type { JsonSchemaObject } from '../contracts/json.js';
 
 /** How a turn ended. */
 export type StopReason = 'end_turn' | 'cancelled' | 'max_tokens' | 'refusal' | 'error';
@@ -47,6 +53,24 @@ export type TurnEvent =
       readonly server: string;
       readonly tool: string;
       readonly options: readonly PermissionOutcome[];
+    }
+  | {
+      readonly type: 'elicitation';
+      readonly requestId: string;
+      /** The MCP server that asks, as the agent names it in a field of its own. */
+      readonly server: string;
+      /**
+       * The connector whose upstream asks and the local tool being called: only when the
+       * daemon proved it (the agent names server `connector` and the daemon's own board of
+       * relayed elicitations has exactly one for this session that fits).
+       */
+      readonly connector?: string;
+      readonly tool?: string;
+      readonly mode: ElicitationMode;
+      /** What the person is asked, as the agent relayed it. */
+      readonly message: string;
+      readonly requestedSchema?: JsonSchemaObject;
+      readonly url?: string;
     }
   | { readonly type: 'end'; readonly stopReason: StopReason }
   | { readonly type: 'error'; readonly code: string; readonly message: string };
@@ -95,6 +119,16 @@ export interface PermissionAsk {
   readonly identity: ToolIdentity;
 }
 
+/** An MCP server's question an agent relays to the one who drives it. */
+export interface ElicitationAsk {
+  /** The MCP server that asks, as the agent names it in a field of its own. */
+  readonly server: string;
+  /** What it asks: only these members reach the host. */
+  readonly request: ElicitationRequest;
+  /** Aborts when the agent withdraws the question: the turn stops waiting for it. */
+  readonly signal?: AbortSignal;
+}
+
 /** An event a provider streams; the turn labels its tool calls (see {@link ToolIdentity}). */
 export type ProviderTurnEvent =
   | Extract<TurnEvent, { type: 'text' | 'tool_result' }>
@@ -117,6 +151,12 @@ export interface TurnSink {
    * are `connector` tools; the host answers the rest (or the answer times out as `deny`).
    */
   permission(ask: PermissionAsk): Promise<PermissionOutcome>;
+  /**
+   * Relays an MCP server's elicitation to the host as an `elicitation` event and resolves
+   * with its answer; `cancel` when nobody answers within the permission timeout, the turn is
+   * cancelled or ends, the agent withdraws it, or the request is not one the daemon relays.
+   */
+  elicit(ask: ElicitationAsk): Promise<ElicitationAnswer>;
   /** Aborts when the turn is cancelled: the provider interrupts its agent. */
   readonly signal: AbortSignal;
   readonly permissions: PermissionMode;

@@ -2,10 +2,18 @@
  * One turn of an app-server agent (Codex, Tutti Agent), normalized: `turn/start`, then the
  * item notifications (agent message deltas, MCP tool calls, command executions) as turn
  * events until `turn/completed`; the agent's approval requests (an MCP tool call's
- * elicitation, a command, a file change) go to the turn's permission answer; a cancel is
- * `turn/interrupt`. A reconnect the session owes happens before `turn/start` (engine).
+ * elicitation, a command, a file change) go to the turn's permission answer, and an MCP
+ * server's own elicitation (`mcpServer/elicitation/request` that is no approval) to the
+ * turn's elicitation answer; a cancel is `turn/interrupt`. A reconnect the session owes happens before `turn/start` (engine).
  */
-import type { PromptBlock, StopReason, ToolIdentity, TurnSink } from '@tutti/core';
+import type {
+  ElicitationAnswer,
+  ElicitationRequest,
+  PromptBlock,
+  StopReason,
+  ToolIdentity,
+  TurnSink,
+} from '@tutti/core';
 import { TuttiError } from '@tutti/core';
 import type { AppServerEngine, TurnInputItem } from './app-server-engine.js';
 
@@ -45,6 +53,54 @@ function stopOf(status: string | undefined, cancelled: boolean): StopReason {
   return 'error';
 }
 
+/**
+ * `mcpServer/elicitation/request` params of Codex 0.171 (`McpServerElicitationRequestParams`
+ * of `codex app-server generate-ts`): `serverName`, then `mode` `form` (`message`,
+ * `requestedSchema`), `url` (`message`, `url`, `elicitationId`) or OpenAI's own form modes,
+ * each with the MCP request's `_meta` as the server sent it.
+ */
+interface ServerElicitation {
+  serverName?: unknown;
+  mode?: unknown;
+  message?: unknown;
+  requestedSchema?: unknown;
+  url?: unknown;
+  elicitationId?: unknown;
+  _meta?: { codex_approval_kind?: unknown } | null;
+}
+
+/**
+ * The MCP server's question in the daemon's shape; OpenAI's own form modes
+ * (`openai/form`) are not relayed (undefined: answered `cancel`). The turn checks the rest.
+ */
+function elicitationOf(p: ServerElicitation): ElicitationRequest | undefined {
+  if (p.mode === 'form') {
+    return {
+      mode: 'form',
+      message: p.message as string,
+      requestedSchema: p.requestedSchema as ElicitationRequest['requestedSchema'],
+    };
+  }
+  if (p.mode === 'url') {
+    return {
+      mode: 'url',
+      message: p.message as string,
+      url: p.url as string,
+      ...(typeof p.elicitationId === 'string' && { elicitationId: p.elicitationId }),
+    };
+  }
+  return undefined;
+}
+
+/** Codex's `McpServerElicitationRequestResponse` for an answer. */
+function codexAnswer(answer: ElicitationAnswer) {
+  return {
+    action: answer.action,
+    content: answer.action === 'accept' && answer.content ? answer.content : null,
+    _meta: null,
+  };
+}
+
 /** The turns of one engine's thread: one at a time, answers wired once. */
 export function appServerTurns(engine: AppServerEngine, threadId: string, provider: string) {
   let sink: TurnSink | undefined;
@@ -60,16 +116,20 @@ export function appServerTurns(engine: AppServerEngine, threadId: string, provid
    */
   const inProgress = new Map<string, { server: string; tool: string; asked: boolean }>();
   engine.handle('mcpServer/elicitation/request', async (params) => {
-    const p = params as { serverName?: string; _meta?: { codex_approval_kind?: string } | null };
+    const p = params as ServerElicitation;
+    if (p._meta?.codex_approval_kind !== 'mcp_tool_call') {
+      // Not a tool call's approval: the MCP server's own question, for the host to answer.
+      const request = elicitationOf(p);
+      if (!sink || !request) return codexAnswer({ action: 'cancel' });
+      const server = typeof p.serverName === 'string' ? p.serverName : '';
+      return codexAnswer(await sink.elicit({ server, request }));
+    }
     const approves = (server: string) =>
       server === 'connector' && sink?.permissions === 'allow-connector';
-    const call =
-      p._meta?.codex_approval_kind === 'mcp_tool_call'
-        ? [...inProgress].find(
-            ([, item]) => item.server === p.serverName && !item.asked && !approves(item.server),
-          )
-        : undefined;
-    // Not a tool call's approval: the server's own form, which is declined here.
+    const call = [...inProgress].find(
+      ([, item]) => item.server === p.serverName && !item.asked && !approves(item.server),
+    );
+    // An approval-kind request for no call Codex would ask about: declined, as ever.
     if (!call) return { action: 'decline', content: null, _meta: null };
     const [callId, item] = call;
     item.asked = true;

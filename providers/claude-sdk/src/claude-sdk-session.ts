@@ -78,6 +78,9 @@ export class ClaudeSdkSession {
           (await turns?.permission(name, context?.toolUseID)) === 'allow'
             ? { behavior: 'allow', updatedInput: toolInput }
             : { behavior: 'deny', message: 'The user did not allow this tool.' },
+        // Without a turn to relay it to (or before the turns exist) the question is cancelled.
+        onElicitation: async (request, { signal }) =>
+          turns ? await turns.elicit(request, signal) : { action: 'cancel' },
         spawnClaudeCodeProcess: (spec) => {
           agent = input.spawn(spec);
           watchAgentOutput(agent);

@@ -2,11 +2,18 @@
  * Turns of a Claude SDK session, normalized: one pump reads the query's messages for the
  * whole session and hands them to the running turn: text deltas (partial messages), tool
  * uses and their results as tool calls, the result message as the turn's end. Claude
- * Code's `canUseTool` goes to the turn's permission answer; a cancel is `interrupt()`;
+ * Code's `canUseTool` goes to the turn's permission answer and its `onElicitation` (an MCP
+ * server asking the person) to the turn's elicitation answer; a cancel is `interrupt()`;
  * the message stream ending under a turn (Claude Code died) fails it.
  */
-import type { Query, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type {
+  ElicitationRequest as ClaudeElicitation,
+  ElicitationResult,
+  Query,
+  SDKMessage,
+} from '@anthropic-ai/claude-agent-sdk';
 import {
+  type ElicitationRequest,
   type PermissionOutcome,
   type PromptBlock,
   type StopReason,
@@ -57,6 +64,37 @@ export class ClaudeTurns {
       ...(toolUseId ? { callId: toolUseId } : {}),
       identity: { name: toolName },
     });
+  }
+
+  /**
+   * Claude Code's `onElicitation`: the running turn relays the MCP server's question to the
+   * host; with no turn running nobody can be asked (`cancel`). `signal` aborts when Claude
+   * Code withdraws it. Only the members the daemon relays are passed on (not the
+   * `_meta`-drawn `title`, `displayName` and `description`).
+   */
+  async elicit(request: ClaudeElicitation, signal: AbortSignal): Promise<ElicitationResult> {
+    if (!this.#running) return { action: 'cancel' };
+    const asked: ElicitationRequest =
+      request.mode === 'url'
+        ? {
+            mode: 'url',
+            message: request.message,
+            url: request.url as string,
+            ...(request.elicitationId !== undefined && { elicitationId: request.elicitationId }),
+          }
+        : {
+            mode: 'form',
+            message: request.message,
+            requestedSchema: request.requestedSchema as ElicitationRequest['requestedSchema'],
+          };
+    const answer = await this.#running.sink.elicit({
+      server: request.serverName,
+      request: asked,
+      signal,
+    });
+    return answer.content
+      ? { action: answer.action, content: { ...answer.content } as ElicitationResult['content'] }
+      : { action: answer.action };
   }
 
   /** Runs one turn. */

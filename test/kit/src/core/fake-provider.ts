@@ -3,7 +3,15 @@
  * host gave it (the runtimes and the final params of each open) and offers the refresh
  * methods a test switches on.
  */
-import type { AgentProvider, PluginHost, PreparedRuntime, ProviderFlags } from '@tutti/core';
+import type {
+  AgentProvider,
+  PluginHost,
+  PreparedRuntime,
+  PromptBlock,
+  ProviderFlags,
+  StopReason,
+  TurnSink,
+} from '@tutti/core';
 
 /** What the fake saw and how it behaves. */
 export interface FakeProviderControl {
@@ -21,6 +29,8 @@ export interface FakeProviderControl {
   reconnect: boolean;
   /** Make the open throw this. */
   failWith?: Error;
+  /** What a turn does (default: it ends at once). */
+  turn?: (prompt: readonly PromptBlock[], sink: TurnSink) => Promise<StopReason>;
   /** Start `node -e <agentScript>` as the session's agent when set. */
   agentScript?: string;
   closed: number;
@@ -78,8 +88,8 @@ export function installFakeProvider(
             return true;
           },
           reconnectBeforeNextTurn: async () => control.reconnect,
-          // A turn that ends at once: enough for a session to count as having had one.
-          turn: async () => 'end_turn',
+          // By default a turn that ends at once: enough for a session to count as having had one.
+          turn: async (prompt, sink) => (control.turn ? control.turn(prompt, sink) : 'end_turn'),
           close: async () => {
             control.closed += 1;
           },
