@@ -181,6 +181,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         maxListenStreamsPerToken: options.maxListenStreamsPerToken,
       }),
       ...(options.maxArgumentDepth !== undefined && { maxArgumentDepth: options.maxArgumentDepth }),
+      // One wait for the agent's answer on both surfaces: a 2025 stream, a parked call.
+      ...(options.elicitationTimeoutMs !== undefined && {
+        elicitationTimeoutMs: options.elicitationTimeoutMs,
+        parkedCallTtlMs: options.elicitationTimeoutMs,
+      }),
+      ...(options.maxParkedCalls !== undefined && { maxParkedCalls: options.maxParkedCalls }),
+      ...(options.maxParkedCallsPerToken !== undefined && {
+        maxParkedCallsPerToken: options.maxParkedCallsPerToken,
+      }),
       observer: createCallRecorder({
         tracer,
         ...(audit && { audit }),
@@ -237,6 +246,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       tokens,
       registry,
+      elicitations: server.elicitations,
       listChangedDelivered: true,
       processes: supervisor,
       sessionsDir: join(home, 'sessions'),

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CallSignal, } from '../contracts/index.js';
+import type { CallSignal } from '../contracts/index.js';
 import type { ConnectorApp, ConnectorServerOptions } from './connector-app.js';
 import {
   type AskingUpstream,
