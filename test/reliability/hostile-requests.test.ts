@@ -23,6 +23,7 @@ import {
   takenMcpResponses,
   validMcpRequests,
 } from '@tutti/test-kit/reliability/hostile-requests';
+import { forgedStateRetries } from '@tutti/test-kit/reliability/forged-states';
 import {
   keepAliveAgent,
   mapLimit,
@@ -167,7 +168,7 @@ afterAll(async () => {
 });
 
 describe('a tuttid process under hostile requests', () => {
-  it('answers 6,000 hostile, 400 valid MCP requests and 300 responses by the rules', async () => {
+  it('answers 6,000 hostile, 400 valid MCP requests, 300 responses and 300 forged requestStates by the rules', async () => {
     const target = {
       port: mcpPort,
       sessionToken: sessionTokens[0]!,
@@ -178,6 +179,7 @@ describe('a tuttid process under hostile requests', () => {
       ...mcpRequests(target, SEED, 6_000),
       ...validMcpRequests(target, SEED + 1, 400),
       ...takenMcpResponses(target, SEED + 3, 300),
+      ...forgedStateRetries(target, SEED + 4, 300),
     ];
     const { answers, problems } = await run(mcpPort, requests, mcpAnswerProblem);
     console.info('MCP answers by status', statusCounts(answers));

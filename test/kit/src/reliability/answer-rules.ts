@@ -68,6 +68,12 @@ export function mcpAnswerProblem(request: HostileRequest, answer: RawAnswer): st
       ? undefined
       : `response not taken: ${status} ${answer.body.slice(0, 200)}`;
   }
+  if (request.refusedWith !== undefined) {
+    const code = (message?.error as { code?: unknown } | undefined)?.code;
+    return isRpcError(message) && code === request.refusedWith
+      ? undefined
+      : `not refused with ${request.refusedWith}: ${status} ${answer.body.slice(0, 200)}`;
+  }
   if (request.valid) {
     return status === 200 && message?.jsonrpc === '2.0' && 'result' in message
       ? undefined

@@ -26,6 +26,8 @@ export interface HostileRequest extends RawRequest {
   readonly valid?: boolean;
   /** Set on well-formed, authorized responses: taken with 202 and no body. */
   readonly taken?: boolean;
+  /** Set on well-formed requests the server must refuse with this JSON-RPC error code. */
+  readonly refusedWith?: number;
   /** The request carried the right token and a loopback Host (a 2xx is allowed). */
   readonly authorized: boolean;
 }
