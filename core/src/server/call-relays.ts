@@ -22,10 +22,15 @@ const MAX_PROGRESS_MESSAGE = 4096;
 /** The relays a streamable call's scope gets. */
 export type CallRelays = Pick<RequestScope, 'elicit' | 'onProgress' | 'onBinding'>;
 
-/** A streamable call: its stream and the relays for its scope. */
+/** A streamable call: its stream, the relays for its scope, and its end. */
 export interface StreamableCall {
   readonly stream: CallStream;
   readonly relays: CallRelays;
+  /**
+   * The call is over (answered, failed or aborted): its questions still waiting on the
+   * agent are withdrawn (the upstream was answered, or went away, without them).
+   */
+  end(): void;
 }
 
 /** Prepares the streamed answers of one server's calls. */
@@ -78,8 +83,10 @@ export function createCallPreparation(relay: ElicitationRelay, keepAliveMs: numb
         target = { connector: binding.connectorKey, tool: binding.localName };
       },
     };
+    let elicit: ReturnType<ElicitationRelay['elicitFor']> | undefined;
     if (modes !== 0) {
-      relays.elicit = relay.elicitFor({ session, signal, stream, modes, target: () => target });
+      elicit = relay.elicitFor({ session, signal, stream, modes, target: () => target });
+      relays.elicit = elicit;
     }
     if (progressToken !== undefined) {
       relays.onProgress = (progress) => {
@@ -87,6 +94,6 @@ export function createCallPreparation(relay: ElicitationRelay, keepAliveMs: numb
         if (notification !== undefined) stream.send(notification, true);
       };
     }
-    return { stream, relays };
+    return { stream, relays, end: () => elicit?.end('the call ended') };
   };
 }

@@ -285,6 +285,7 @@ export function buildConnectorApp(
       // Once the stream started, an error is its last event (its HTTP status went out as 200).
       return stream?.started ? { status: 200, body, stream } : { status: sent.httpStatus, body };
     } finally {
+      streamable?.end();
       stream?.seal();
       call.done();
     }

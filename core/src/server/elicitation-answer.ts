@@ -10,9 +10,12 @@ import { isPlainObject } from '../util/objects.js';
 
 /** Most members of accepted content. */
 export const MAX_CONTENT_MEMBERS = 64;
-/** Longest member name and string value, and most strings in one list (in UTF-16 units). */
+/**
+ * Longest member name and string value (as the upstream client takes them: an answer taken
+ * here is never turned into `cancel` there), and most strings in one list (UTF-16 units).
+ */
 export const MAX_CONTENT_KEY_LENGTH = 256;
-export const MAX_CONTENT_STRING_LENGTH = 32 * 1024;
+export const MAX_CONTENT_STRING_LENGTH = 16 * 1024;
 export const MAX_CONTENT_LIST_LENGTH = 64;
 
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);

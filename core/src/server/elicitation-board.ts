@@ -13,11 +13,6 @@ export interface ElicitationBoard extends PendingElicitations {
    * surfaces use it: the 2025 response streams and the 2026-07-28 parked calls.
    */
   relay(record: RelayedElicitation): () => void;
-  /**
-   * Calls `listener` with the agent session whose pending ones changed, after each put up
-   * or take down; returns the unsubscribe function. A throwing listener is ignored.
-   */
-  onChange(listener: (agentSessionId: string) => void): () => void;
   /** Number of pending elicitations, all sessions together. */
   readonly size: number;
 }
@@ -27,17 +22,7 @@ const NONE: readonly RelayedElicitation[] = Object.freeze([]);
 /** An empty board. */
 export function createElicitationBoard(): ElicitationBoard {
   const bySession = new Map<string, RelayedElicitation[]>();
-  const listeners = new Set<(agentSessionId: string) => void>();
   let size = 0;
-  const changed = (agentSessionId: string): void => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(agentSessionId);
-      } catch {
-        // A listener's failure is its own; the board and the other listeners go on.
-      }
-    }
-  };
   return {
     relay(record) {
       const { agentSessionId } = record;
@@ -45,7 +30,6 @@ export function createElicitationBoard(): ElicitationBoard {
       if (list) list.push(record);
       else bySession.set(agentSessionId, [record]);
       size += 1;
-      changed(agentSessionId);
       let up = true;
       return () => {
         if (!up) return;
@@ -54,16 +38,11 @@ export function createElicitationBoard(): ElicitationBoard {
         current.splice(current.indexOf(record), 1);
         if (current.length === 0) bySession.delete(agentSessionId);
         size -= 1;
-        changed(agentSessionId);
       };
     },
     pendingFor(agentSessionId) {
       const list = bySession.get(agentSessionId);
       return list ? Object.freeze([...list]) : NONE;
-    },
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
     },
     get size() {
       return size;

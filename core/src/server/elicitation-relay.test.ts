@@ -72,7 +72,7 @@ describe('relayedRequest', () => {
 
   it.each([
     [{ mode: 'form', message: 'm' }],
-    [{ mode: 'url', message: 'm', url: 'https://x.example' }],
+    [{ mode: 'url', message: 'm' }],
     [{ mode: 'sampling', message: 'm', requestedSchema: {} }],
     [{ mode: 'form', message: 3, requestedSchema: {} }],
   ])('refuses the malformed %j', (request) => {
@@ -162,6 +162,42 @@ describe('the elicitation relay', () => {
     signal.abort('cancelled');
     expect(await pending).toEqual({ action: 'cancel' });
     expect(board.size).toBe(0);
+  });
+
+  it('withdraws what is still asked when the call ends without the answer, freeing its slot', async () => {
+    const stream = recordingStream();
+    const elicit = callOf(stream);
+    const asked = elicit(FORM);
+    const id = stream.sent[0]!.id;
+    expect(board.size).toBe(1);
+    elicit.end('the call ended');
+    expect(await asked).toEqual({ action: 'cancel' });
+    expect(stream.sent[1]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'the call ended' },
+    });
+    expect(board.size).toBe(0);
+    // A late answer matches nothing; the token's slot is free for its next question.
+    expect(relay.answer(session.tokenId, { id: id as string, result: { action: 'accept' } })).toBe(
+      false,
+    );
+    void elicit(FORM);
+    expect(board.size).toBe(1);
+  });
+
+  it('gives a URL question of a 2026-07-28 upstream (no elicitationId) the relay id the 2025 wire needs', async () => {
+    const stream = recordingStream();
+    const elicit = callOf(stream, new CallCancellation(), URL_MODE);
+    void elicit({ mode: 'url', message: 'Sign in', url: 'https://x.example/login' });
+    const sent = stream.sent[0]!;
+    expect(sent.params).toEqual({
+      mode: 'url',
+      message: 'Sign in',
+      url: 'https://x.example/login',
+      elicitationId: sent.id,
+    });
+    expect(board.pendingFor('s1')[0]!.request.elicitationId).toBe(sent.id);
   });
 
   it('answers cancel past the per-token limit', async () => {

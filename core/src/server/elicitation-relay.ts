@@ -43,6 +43,15 @@ export interface RelayCall {
   readonly target: () => { readonly connector: string; readonly tool: string } | undefined;
 }
 
+/**
+ * The `elicit` handler of one call, and `end`, which the edge calls when the call is over:
+ * a question still waiting then is answered `cancel` (the upstream no longer waits for it)
+ * and withdrawn from the agent and the board.
+ */
+export type CallElicit = ((request: ElicitationRequest) => Promise<ElicitationAnswer>) & {
+  end(why: string): void;
+};
+
 /** A POSTed JSON-RPC response, as classified. */
 export interface PostedResponse {
   readonly id: RpcId | null;
@@ -57,7 +66,7 @@ export interface ElicitationRelay {
   /** The modes the token's last `initialize` declared (bits; 0: none). */
   modesOf(tokenId: string): number;
   /** The `elicit` handler of one call. */
-  elicitFor(call: RelayCall): (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  elicitFor(call: RelayCall): CallElicit;
   /**
    * Settles the pending elicitation `response` answers, when it is one of `tokenId`'s:
    * true when it matched (an invalid result or an error response answers `cancel`).
@@ -97,17 +106,17 @@ export function relayedRequest(request: ElicitationRequest): ElicitationRequest 
   if (request.mode === 'form' && isPlainObject(request.requestedSchema)) {
     return { mode: 'form', message: request.message, requestedSchema: request.requestedSchema };
   }
-  if (
-    request.mode === 'url' &&
-    typeof request.url === 'string' &&
-    typeof request.elicitationId === 'string'
-  ) {
-    return {
-      mode: 'url',
-      message: request.message,
-      url: request.url,
-      elicitationId: request.elicitationId,
-    };
+  if (request.mode === 'url' && typeof request.url === 'string') {
+    // A 2026-07-28 upstream sends no `elicitationId` (that revision dropped it); the 2025
+    // wire requires one, so the relay gives it its own id (see elicitFor).
+    return typeof request.elicitationId === 'string'
+      ? {
+          mode: 'url',
+          message: request.message,
+          url: request.url,
+          elicitationId: request.elicitationId,
+        }
+      : { mode: 'url', message: request.message, url: request.url };
   }
   return undefined;
 }
@@ -162,7 +171,9 @@ export function createElicitationRelay(options: ElicitationRelayOptions): Elicit
 
     elicitFor({ session, signal, stream, modes, target }) {
       const { tokenId } = session;
-      return async (request) => {
+      // This call's questions still waiting, so its end can withdraw them.
+      const waiting = new Set<Pending>();
+      const elicit = async (request: ElicitationRequest): Promise<ElicitationAnswer> => {
         const params = relayedRequest(request);
         if (params === undefined || (modes & modeBit(params.mode)) === 0 || signal.aborted) {
           // Only the checked mode is logged: the rest is the upstream's, and may be anything.
@@ -182,7 +193,11 @@ export function createElicitationRelay(options: ElicitationRelayOptions): Elicit
         }
         relayed += 1;
         const id = `tutti-e-${relayed}`;
-        if (!stream.send({ jsonrpc: '2.0', id, method: 'elicitation/create', params })) {
+        const sent =
+          params.mode === 'url' && params.elicitationId === undefined
+            ? { ...params, elicitationId: id }
+            : params;
+        if (!stream.send({ jsonrpc: '2.0', id, method: 'elicitation/create', params: sent })) {
           return CANCEL;
         }
         const where = target();
@@ -198,6 +213,7 @@ export function createElicitationRelay(options: ElicitationRelayOptions): Elicit
             settle(answer, why) {
               if (settled) return;
               settled = true;
+              waiting.delete(entry);
               clearTimeout(timer);
               signal.removeEventListener('abort', onAbort);
               pending.delete(key);
@@ -218,12 +234,13 @@ export function createElicitationRelay(options: ElicitationRelayOptions): Elicit
             },
           };
           pending.set(key, entry);
+          waiting.add(entry);
           perToken.set(tokenId, held + 1);
           takeDown = board.relay({
             agentSessionId: session.agentSessionId,
             connector: where?.connector ?? '',
             tool: where?.tool ?? '',
-            request: params,
+            request: sent,
             since: Date.now(),
           });
           timer = setTimeout(() => entry.settle(CANCEL, 'no answer in time'), options.timeoutMs);
@@ -231,6 +248,11 @@ export function createElicitationRelay(options: ElicitationRelayOptions): Elicit
           signal.addEventListener('abort', onAbort);
         });
       };
+      return Object.assign(elicit, {
+        end(why: string) {
+          for (const entry of [...waiting]) entry.settle(CANCEL, why);
+        },
+      });
     },
 
     answer(tokenId, response) {

@@ -36,6 +36,19 @@ describe('streamed tools/call answers', () => {
         },
       },
       {
+        // Asks, and fails without waiting for the answer (an upstream that exits).
+        tool: { name: 'asks_and_dies', inputSchema: { type: 'object' } },
+        run: async (_args, _signal, options) => {
+          void options.elicit?.({
+            mode: 'form',
+            message: 'Still there?',
+            requestedSchema: { type: 'object', properties: {} },
+          });
+          await new Promise((resolve) => setImmediate(resolve));
+          throw new Error('upstream transport closed');
+        },
+      },
+      {
         tool: { name: 'hang', inputSchema: { type: 'object' } },
         run: async (_args, signal, options) => {
           options.onProgress?.({ progress: 0 });
@@ -124,6 +137,20 @@ describe('streamed tools/call answers', () => {
     const after = await post(search);
     expect(after.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await after.text()).toBe(expected);
+  });
+
+  it('withdraws a question its call no longer waits for, before the call’s answer', async () => {
+    await initialize({ elicitation: {} });
+    const frames = await streamOf(await post(call('flaky_asks_and_dies', 'd-1')));
+    const id = await question(frames);
+    expect((await frames.next())?.message).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'the call ended' },
+    });
+    expect((await frames.next())?.message).toMatchObject({ jsonrpc: '2.0', id: 'd-1', error: {} });
+    expect(await frames.next()).toBeUndefined();
+    expect(server.elicitations.pendingFor('sess-1')).toEqual([]);
   });
 
   it('matches a POSTed response by token and id: another token’s POST answers nothing', async () => {
