@@ -6,7 +6,7 @@ import type {
 } from '../contracts/elicitation.js';
 import { createPassThroughTracer } from '../telemetry/pass-through.js';
 import type { LiveSession } from './provider-contract.js';
-import { MAX_ELICITATION_MESSAGE } from './turn-elicitations.js';
+import { MAX_ELICITATION_MESSAGE, MAX_WAITING_ELICITATIONS } from './turn-elicitations.js';
 import { TurnRunner } from './turn-runner.js';
 import type { ElicitationAsk, StopReason, TurnEvent, TurnSink } from './turn-types.js';
 
@@ -75,7 +75,7 @@ function elicitOnce(ask: ElicitationAsk, answers: ElicitationAnswer[]) {
 }
 
 describe('elicitations of a turn', () => {
-  it('names the connector and tool from the board when it holds exactly one for the session, and hands the agent the answer', async () => {
+  it('names the connector and tool from the board when exactly one entry for the session asks the same, and hands the agent the answer', async () => {
     const answers: ElicitationAnswer[] = [];
     const turn = runTurn(elicitOnce({ server: 'connector', request: CONFIRM }, answers), {
       board: [relayed(CONFIRM)],
@@ -125,6 +125,26 @@ describe('elicitations of a turn', () => {
       'connector',
       [relayed({ ...CONFIRM, message: 'x' }), relayed({ ...CONFIRM, message: 'y' })],
     ],
+    [
+      'a single board entry asking something else',
+      'connector',
+      [relayed({ ...CONFIRM, message: 'Delete 41 files?' })],
+    ],
+    [
+      'a single board entry with another schema',
+      'connector',
+      [
+        relayed({
+          ...CONFIRM,
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        }),
+      ],
+    ],
+    [
+      'a single board entry of another mode',
+      'connector',
+      [relayed({ mode: 'url', message: CONFIRM.message, url: 'https://files.example/ok' })],
+    ],
     ['another server, even with one board entry', 'github', [relayed(CONFIRM)]],
   ])('names no connector or tool with %s', async (_what, server, board) => {
     const turn = runTurn(elicitOnce({ server, request: CONFIRM }, []), { board });
@@ -134,6 +154,76 @@ describe('elicitations of a turn', () => {
     expect(asked).not.toHaveProperty('tool');
     turn.runner.answerElicitation(asked.requestId, { action: 'cancel' });
     await turn.runner.done;
+  });
+
+  it('proves a single URL-mode board entry only for the same URL', async () => {
+    const request: ElicitationRequest = {
+      mode: 'url',
+      message: 'Sign in to the bank',
+      url: 'https://bank.example/consent?x=1',
+    };
+    const board = [relayed(request, 'bank_sign_in')];
+    const same = runTurn(elicitOnce({ server: 'connector', request }, []), { board });
+    const provenAsk = await same.nextElicitation();
+    expect(provenAsk).toMatchObject({ connector: 'files', tool: 'bank_sign_in' });
+    same.runner.answerElicitation(provenAsk.requestId, { action: 'cancel' });
+    await same.runner.done;
+
+    const other = runTurn(
+      elicitOnce(
+        { server: 'connector', request: { ...request, url: 'https://evil.example/consent' } },
+        [],
+      ),
+      { board },
+    );
+    const unproven = await other.nextElicitation();
+    expect(unproven).not.toHaveProperty('connector');
+    expect(unproven).not.toHaveProperty('tool');
+    other.runner.answerElicitation(unproven.requestId, { action: 'cancel' });
+    await other.runner.done;
+  });
+
+  it(`keeps at most ${MAX_WAITING_ELICITATIONS} waiting, cancelling one more at once without showing it`, async () => {
+    const answers: (ElicitationAnswer | undefined)[] = [];
+    let askOneMore!: () => Promise<ElicitationAnswer>;
+    const turn = runTurn(async (sink) => {
+      askOneMore = () => sink.elicit({ server: 'connector', request: CONFIRM });
+      const asked = Array.from({ length: MAX_WAITING_ELICITATIONS + 1 }, (_, i) =>
+        sink
+          .elicit({ server: 'connector', request: { ...CONFIRM, message: `Question ${i}?` } })
+          .then((answer) => {
+            answers[i] = answer;
+          }),
+      );
+      await Promise.all(asked);
+      return 'end_turn';
+    });
+    const last = await turn.nextElicitation(MAX_WAITING_ELICITATIONS);
+    // The one over the cap was answered at once, and only the first ones were shown.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answers[MAX_WAITING_ELICITATIONS]).toEqual({ action: 'cancel' });
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    const shown = turn.events.filter((event): event is Elicitation => event.type === 'elicitation');
+    expect(shown.map((event) => event.message)).toEqual(
+      Array.from({ length: MAX_WAITING_ELICITATIONS }, (_, i) => `Question ${i}?`),
+    );
+    expect(turn.runner.waitingElicitations()).toHaveLength(MAX_WAITING_ELICITATIONS);
+    expect(await askOneMore()).toEqual({ action: 'cancel' });
+
+    // An answer frees its place for the next question.
+    expect(turn.runner.answerElicitation(last.requestId, { action: 'decline' })).toBe(true);
+    const freed = askOneMore();
+    const next = await turn.nextElicitation(MAX_WAITING_ELICITATIONS + 1);
+    expect(next.message).toBe(CONFIRM.message);
+    expect(turn.runner.answerElicitation(next.requestId, { action: 'decline' })).toBe(true);
+    expect(await freed).toEqual({ action: 'decline' });
+
+    for (const event of shown.slice(0, -1)) {
+      turn.runner.answerElicitation(event.requestId, { action: 'cancel' });
+    }
+    await turn.runner.done;
+    expect(answers[MAX_WAITING_ELICITATIONS - 1]).toEqual({ action: 'decline' });
+    expect(turn.runner.waitingElicitations()).toEqual([]);
   });
 
   it('relays a URL-mode question with its URL, and hands back no content with its accept', async () => {

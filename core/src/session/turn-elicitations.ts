@@ -5,7 +5,8 @@
  * bounded size is relayed (anything else is answered `cancel` at once), and only these
  * members reach the host. It names the connector and tool only when the daemon can prove
  * them from its own board of the elicitations the `connector` server relayed to this
- * session's agent, never from what the agent says. Nobody answering within the timeout,
+ * session's agent, never from what the agent says. At most {@link MAX_WAITING_ELICITATIONS}
+ * wait at once; one more is answered `cancel` at once. Nobody answering within the timeout,
  * the agent withdrawing the question, or the turn ending all answer `cancel`.
  */
 import { randomUUID } from 'node:crypto';
@@ -24,6 +25,14 @@ export const MAX_ELICITATION_MESSAGE = 16_384;
 export const MAX_ELICITATION_SCHEMA = 64 * 1024;
 /** Longest URL (and URL-mode elicitation id) relayed. */
 const MAX_URL = 8_192;
+/**
+ * Most questions one turn keeps waiting for the host. Each costs a map entry, a timer and
+ * a host event of up to a 16 KiB message and a 64 KiB schema, and the agent relaying them
+ * is not trusted: beyond this a new question is answered `cancel` at once and not shown.
+ * An honest tool call waits on one question at a time, so a few calls running side by side
+ * stay well below it.
+ */
+export const MAX_WAITING_ELICITATIONS = 16;
 
 const CANCEL: ElicitationAnswer = Object.freeze({ action: 'cancel' });
 
@@ -66,6 +75,7 @@ export class TurnElicitations {
   ask(ask: ElicitationAsk): Promise<ElicitationAnswer> {
     const request = relayable(ask.request);
     if (this.#closed || !request || ask.signal?.aborted) return Promise.resolve(CANCEL);
+    if (this.#waiting.size >= MAX_WAITING_ELICITATIONS) return Promise.resolve(CANCEL);
     const server = typeof ask.server === 'string' ? ask.server.slice(0, 256) : '';
     const relayed = server === 'connector' ? proven(this.options.relayed(), request) : undefined;
     const entry: WaitingElicitation = {
@@ -197,15 +207,15 @@ function canonical(value: unknown): string {
 }
 
 /**
- * The board's entry the agent's request is: the only one pending for the session, or else
- * the only one that asks the same (mode, message, schema, URL); undefined when none or
- * several fit.
+ * The board's entry the agent's request is: the only one pending for the session that asks
+ * the same (mode, message, schema, URL); undefined when none or several do. A lone entry is
+ * no proof by itself: the agent may be relaying another server's question while the
+ * `connector` server waits on one of its own.
  */
 function proven(
   pending: readonly RelayedElicitation[],
   request: ElicitationRequest,
 ): RelayedElicitation | undefined {
-  if (pending.length === 1) return pending[0];
   const key = canonical([request.mode, request.message, request.requestedSchema, request.url]);
   const same = pending.filter(
     (entry) =>
