@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { TuttiError } from '../errors/index.js';
 import { createCallQueue } from './call-queue.js';
 
 /** A call the test finishes by hand. */
@@ -87,5 +88,43 @@ describe('createCallQueue', () => {
       'cancelled',
     );
     expect(await queue.run(async () => 'free', undefined, cancelled)).toBe('free');
+  });
+
+  it('lets an unanswered call drain before the next is sent, and an answered or failed one not', async () => {
+    vi.useFakeTimers();
+    try {
+      const queue = createCallQueue(1000);
+      const sent: string[] = [];
+      const run = (name: string, outcome: () => Promise<string>) =>
+        queue.run(
+          () => {
+            sent.push(name);
+            return outcome();
+          },
+          undefined,
+          cancelled,
+        );
+      const timedOut = run('a', () =>
+        Promise.reject(
+          new TuttiError('TUTTI_ERR_UPSTREAM_CALL_TIMEOUT', {
+            target: 't',
+            tool: 'a',
+            timeoutMs: 1,
+          }),
+        ),
+      );
+      const failed = run('b', () => Promise.reject(new Error('refused')));
+      const answered = run('c', async () => 'C');
+      await expect(timedOut).rejects.toThrow();
+      await vi.advanceTimersByTimeAsync(999);
+      expect(sent).toEqual(['a']);
+      await vi.advanceTimersByTimeAsync(1);
+      await expect(failed).rejects.toThrow('refused');
+      // A failure that was an answer does not hold the queue.
+      expect(await answered).toBe('C');
+      expect(sent).toEqual(['a', 'b', 'c']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -30,7 +30,7 @@ import { abortSignalOf } from './abort-signal.js';
 import { createCallQueue } from './call-queue.js';
 import { createCoalescingRunner } from './coalescing-runner.js';
 import { DEFAULT_LIST_CAPS, listAllTools } from './list-tools.js';
-import { createRawToolCalls, type RawToolCalls } from './raw-tool-calls.js';
+import { createRawToolCalls, RAW_DRAIN_MS, type RawToolCalls } from './raw-tool-calls.js';
 import type {
   ListCaps,
   UpstreamCommonOptions,
@@ -107,7 +107,10 @@ export async function connectUpstream(
   });
 
   const asks = createSdkCallAsks();
-  const queue = options.serializeCalls ? createCallQueue() : undefined;
+  // On stdio (the raw path) an unanswered call drains before the next one goes.
+  const queue = options.serializeCalls
+    ? createCallQueue(setup.intercept ? RAW_DRAIN_MS : 0)
+    : undefined;
   const client = new Client(CLIENT_INFO, {
     ...setup.clientOptions,
     capabilities: CLIENT_CAPABILITIES,
