@@ -33,7 +33,8 @@ export { type ConnectorServer, createConnectorServer } from './server/connector-
 export { DEFAULT_BODY_LIMIT } from './server/constants.js';
 
 // Upstreams, the store, manifests, shims, plugins and the runtime.
-export { openStdioUpstream } from './upstream/open-stdio.js';
+export { openStdioUpstream, type StdioUpstreamOptions } from './upstream/open-stdio.js';
+export type { UpstreamConnection } from './upstream/types.js';
 export { openStore } from './store/store.js';
 export { keychainItems } from './credentials/keychain-items.js';
 export { copyRelease } from './store/release-copy.js';

@@ -11,6 +11,7 @@ import {
   type AskingUpstream,
   createFakeUpstream,
   filesUpstream,
+  text,
   untilAborted,
 } from '@tutti/test-kit/core/fake-upstream';
 import {
@@ -25,6 +26,18 @@ const FORM = { elicitation: {} };
 const FORM_AND_URL = { elicitation: { form: {}, url: {} } };
 
 type Params = Record<string, unknown>;
+
+/** The JSON-RPC messages of a response: its SSE `data:` frames, or its JSON body. */
+function messagesOf(res: { headers: Record<string, unknown>; payload: string }): Params[] {
+  if (!String(res.headers['content-type']).startsWith('text/event-stream')) {
+    return [JSON.parse(res.payload) as Params];
+  }
+  return res.payload
+    .split('\n\n')
+    .map((frame) => frame.split('\n').find((line) => line.startsWith('data: ')))
+    .filter((line) => line !== undefined)
+    .map((line) => JSON.parse(line.slice(6)) as Params);
+}
 
 /** The abort of a fake call's signal: resolves with its reason. */
 function aborted(signal: CallSignal) {
@@ -56,9 +69,9 @@ describe('2026-07-28 multi round-trip tools/call', () => {
     await server.app.close();
   });
 
-  /** Posts a modern `tools/call` with `capabilities` in its envelope. */
+  /** Posts a modern `tools/call` with `capabilities` (and `params._meta`) in its envelope. */
   function call(
-    params: Params,
+    { _meta, ...params }: Params,
     capabilities: Params = FORM,
     token = world.token,
     id: number = nextId++,
@@ -78,7 +91,11 @@ describe('2026-07-28 multi round-trip tools/call', () => {
         method: 'tools/call',
         params: {
           ...params,
-          _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': capabilities },
+          _meta: {
+            ...ENVELOPE,
+            'io.modelcontextprotocol/clientCapabilities': capabilities,
+            ...(_meta as Params | undefined),
+          },
         },
       },
     });
@@ -206,8 +223,12 @@ describe('2026-07-28 multi round-trip tools/call', () => {
 
   it('takes a malformed answer as cancel', async () => {
     for (const response of [
-      { action: 'decline', content: { confirm: true } },
       { action: 'accept', content: { confirm: { nested: true } } },
+      {
+        action: 'accept',
+        content: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, true])),
+      },
+      { action: 'accept', content: { confirm: 'y'.repeat(40_000) } },
       { action: 'yes' },
       'accept',
     ]) {
@@ -215,6 +236,207 @@ describe('2026-07-28 multi round-trip tools/call', () => {
       const res = await retry('/m', first.requestState, response);
       expect(res.json().result.structuredContent.action).toBe('cancel');
     }
+    expect(files.answers).toEqual(Array.from({ length: 5 }, () => ({ action: 'cancel' })));
+  });
+
+  it('takes the answers the 2025 surface takes: content dropped unless a form is accepted', async () => {
+    const cases: [unknown, unknown][] = [
+      [{ action: 'decline', content: { confirm: true } }, { action: 'decline' }],
+      [{ action: 'decline', content: null }, { action: 'decline' }],
+      [{ action: 'cancel', content: {} }, { action: 'cancel' }],
+      [{ action: 'accept', content: null }, { action: 'accept' }],
+      [
+        { action: 'accept', content: { confirm: true } },
+        { action: 'accept', content: { confirm: true } },
+      ],
+    ];
+    for (const [response, answer] of cases) {
+      const first = await parkDelete('/m');
+      await retry('/m', first.requestState, response);
+      expect(files.answers.at(-1)).toEqual(answer);
+    }
+    // In URL mode an accepted answer carries no content.
+    const login = await call({ name: 'files_login', arguments: {} }, FORM_AND_URL);
+    const done = await call(
+      {
+        name: 'files_login',
+        arguments: {},
+        inputResponses: { elicitation: { action: 'accept', content: { token: 'x' } } },
+        requestState: login.json().result.requestState,
+      },
+      FORM_AND_URL,
+    );
+    expect(done.json().result.content).toEqual([{ type: 'text', text: 'login:accept' }]);
+    expect(files.answers.at(-1)).toEqual({ action: 'accept' });
+  });
+
+  it('reads the declared modes as the 2025 surface does', async () => {
+    // `url` alone is URL only: a form question is answered cancel upstream.
+    const urlOnly = await call(
+      { name: 'files_delete', arguments: { path: '/u' } },
+      {
+        elicitation: { url: {} },
+      },
+    );
+    expect(urlOnly.json().result.structuredContent.action).toBe('cancel');
+    // Members that are no mode declare none.
+    const unknown = await call(
+      { name: 'files_delete', arguments: { path: '/u' } },
+      {
+        elicitation: { voice: {} },
+      },
+    );
+    expect(unknown.json().result.structuredContent.action).toBe('cancel');
+    await parkDelete('/f');
+  });
+
+  it('relays progress to the request waiting on the call, each with its own token', async () => {
+    const steps = createFakeUpstream([
+      {
+        tool: { name: 'run', inputSchema: { type: 'object' } },
+        run: async (_args, signal, options) => {
+          options.onProgress?.({ progress: 1, total: 3, message: 'before' });
+          const asked = options.elicit?.({
+            mode: 'form',
+            message: 'Go on?',
+            requestedSchema: { type: 'object', properties: {} },
+          });
+          // Parked now: nobody is there to hear this one.
+          options.onProgress?.({ progress: 2, total: 3, message: 'parked' });
+          const answer = await Promise.race([asked, untilAborted(signal, 'run')]);
+          options.onProgress?.({ progress: 3, total: 3, message: 'after' });
+          return text(`ran:${answer?.action}`);
+        },
+      },
+    ]);
+    world.registry.commit('steps', 1, steps, steps.tools);
+    const first = await call({ name: 'steps_run', arguments: {}, _meta: { progressToken: 'p1' } });
+    const firstMessages = messagesOf(first);
+    expect(firstMessages).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'p1', progress: 1, total: 3, message: 'before' },
+      },
+      expect.objectContaining({
+        result: expect.objectContaining({ resultType: 'input_required' }),
+      }),
+    ]);
+    expect(steps.calls[0]!.hearsProgress).toBe(true);
+    const state = (firstMessages[1]!.result as Params).requestState;
+    const second = await call({
+      name: 'steps_run',
+      arguments: {},
+      inputResponses: { elicitation: { action: 'accept' } },
+      requestState: state,
+      _meta: { progressToken: 'p2' },
+    });
+    expect(messagesOf(second)).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'p2', progress: 3, total: 3, message: 'after' },
+      },
+      expect.objectContaining({
+        result: expect.objectContaining({ content: [{ type: 'text', text: 'ran:accept' }] }),
+      }),
+    ]);
+  });
+
+  it('lets a call that ended while parked leave the board and the bounds at once', async () => {
+    const quits: (() => void)[] = [];
+    const quitter = createFakeUpstream([
+      {
+        tool: { name: 'ask', inputSchema: { type: 'object' } },
+        run: async (args, _signal, options) => {
+          void options.elicit?.({
+            mode: 'form',
+            message: `Go ${String(args?.n)}?`,
+            requestedSchema: { type: 'object', properties: {} },
+          });
+          // It gives up waiting for the answer.
+          await new Promise<void>((resolve) => quits.push(resolve));
+          return text(`gave up ${String(args?.n)}`);
+        },
+      },
+    ]);
+    world.registry.commit('quit', 1, quitter, quitter.tools);
+    const states: string[] = [];
+    for (let n = 0; n < 4; n++) {
+      const res = await call({ name: 'quit_ask', arguments: { n } });
+      expect(res.json().result.resultType).toBe('input_required');
+      states.push(res.json().result.requestState);
+    }
+    expect(server.elicitations.pendingFor('sess-1')).toHaveLength(4);
+    for (const quit of quits) quit();
+    await vi.waitFor(() => expect(server.elicitations.pendingFor('sess-1')).toEqual([]));
+    // No request sent a progress token: none was sent upstream.
+    expect(quitter.calls.map((seen) => seen.hearsProgress)).toEqual([false, false, false, false]);
+    // The token's parking room is free again: a 5th call parks.
+    await parkDelete('/5th');
+    // Each retry still gets its call's outcome, once.
+    for (const [n, state] of states.entries()) {
+      const retried = await call({
+        name: 'quit_ask',
+        arguments: { n },
+        inputResponses: { elicitation: { action: 'accept' } },
+        requestState: state,
+      });
+      expect(retried.json().result.content).toEqual([{ type: 'text', text: `gave up ${n}` }]);
+    }
+    const replay = await call({
+      name: 'quit_ask',
+      arguments: { n: 0 },
+      inputResponses: { elicitation: { action: 'accept' } },
+      requestState: states[0],
+    });
+    expect(replay.json().error.code).toBe(-32602);
+  });
+
+  it('answers an outcome kept for a retry as aborted to the observer when it expires', async () => {
+    server.shutdown();
+    await server.app.close();
+    const answers: unknown[] = [];
+    start({
+      observer: {
+        begin: () => ({
+          upstream: () => undefined,
+          upstreamEnded: () => undefined,
+          answered: (a) => void answers.push(a),
+        }),
+      },
+      parkedCallTtlMs: 100,
+    });
+    let quit = (): void => undefined;
+    const quitter = createFakeUpstream([
+      {
+        tool: { name: 'ask', inputSchema: { type: 'object' } },
+        run: async (_args, _signal, options) => {
+          void options.elicit?.({
+            mode: 'form',
+            message: 'Go?',
+            requestedSchema: { type: 'object', properties: {} },
+          });
+          await new Promise<void>((resolve) => {
+            quit = resolve;
+          });
+          return text('gave up');
+        },
+      },
+    ]);
+    world.registry.commit('quit', 1, quitter, quitter.tools);
+    const first = await call({ name: 'quit_ask', arguments: {} });
+    quit();
+    await vi.waitFor(() => expect(server.elicitations.pendingFor('sess-1')).toEqual([]));
+    expect(answers).toEqual([]);
+    await vi.waitFor(() => expect(answers).toEqual([expect.objectContaining({ aborted: true })]));
+    const late = await call({
+      name: 'quit_ask',
+      arguments: {},
+      inputResponses: { elicitation: { action: 'accept' } },
+      requestState: first.json().result.requestState,
+    });
+    expect(late.json().error.code).toBe(-32602);
   });
 
   it('parks at most 4 calls per token: the 5th call’s question is answered cancel upstream', async () => {

@@ -8,7 +8,8 @@
  * The request arrives classified (inbound-message.ts); its headers are checked here.
  * A `tools/call` of a caller that declared elicitation may take several requests: an
  * upstream's question answers it `input_required` and its retry resumes the parked call
- * (parked-calls.ts).
+ * (parked-calls.ts); its progress goes to the request waiting on it, if that one sent a
+ * `progressToken`.
  */
 import { randomBytes } from 'node:crypto';
 import { SubscriptionFilterSchema } from '@modelcontextprotocol/core';
@@ -139,7 +140,10 @@ export function createModernSurface(
   const callTool = async (params: unknown, scope: RequestScope): Promise<string> => {
     if (isRetry(params)) {
       const leg = legOf(scope.observed);
-      return legAnswer(await parked.resume(params, scope.session, scope.signal, leg), scope);
+      return legAnswer(
+        await parked.resume(params, scope.session, scope.signal, leg, scope.onProgress),
+        scope,
+      );
     }
     const modes = elicitationModes(params);
     // A caller that cannot be asked: the upstream's questions are answered `cancel`.
@@ -153,10 +157,19 @@ export function createModernSurface(
         tool: typeof record.name === 'string' ? record.name : '',
         args: record.arguments,
         modes,
-        run: (signal, elicit) => tools.call(params, { signal, observed, elicit }),
+        // Progress goes to whichever request is waiting on the call, with its own token;
+        // a first request without a token causes none upstream, as a plain call.
+        run: (signal, elicit, onProgress) =>
+          tools.call(params, {
+            signal,
+            observed,
+            elicit,
+            ...(scope.onProgress !== undefined && { onProgress }),
+          }),
       },
       scope.signal,
       observed,
+      scope.onProgress,
     );
     return legAnswer(outcome, scope);
   };

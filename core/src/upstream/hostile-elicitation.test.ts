@@ -1,44 +1,16 @@
-/**
- * A hostile stdio upstream asking things (fixtures/upstream/asking-server.mjs, raw lines):
- * malformed or oversized questions are refused with `-32602` and never reach the person,
- * members beyond the request's own never reach them either, an answer outside the spec's
- * shape goes upstream as `cancel`, and a question whose call ended is answered `cancel`
- * once, whatever the person says later. The connection stays up through all of it.
- */
-import { join } from 'node:path';
-import { UPSTREAM_FIXTURES } from '@tutti/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type {
   ElicitationAnswer,
   ElicitationRequest,
   UpstreamCallResult,
 } from '../contracts/index.js';
-import { createProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
-import { openStdioUpstream } from './open-stdio.js';
+import { stdioUpstreamsPerTest } from '@tutti/test-kit/core/stdio-upstreams-per-test';
 import type { UpstreamConnection } from './types.js';
 
-let supervisor: ProcessSupervisor;
-const open: UpstreamConnection[] = [];
+const openStdio = stdioUpstreamsPerTest();
 
-beforeAll(() => {
-  supervisor = createProcessSupervisor({ graceMs: 300 });
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((upstream) => upstream.close()));
-});
-afterAll(async () => {
-  await supervisor.close();
-});
-
-async function start(): Promise<UpstreamConnection> {
-  const upstream = await openStdioUpstream({
-    command: process.execPath,
-    args: [join(UPSTREAM_FIXTURES, 'asking-server.mjs')],
-    supervisor,
-    startTimeoutMs: 15_000,
-  });
-  open.push(upstream);
-  return upstream;
+function start(): Promise<UpstreamConnection> {
+  return openStdio('asking-server.mjs');
 }
 
 function json(result: UpstreamCallResult): unknown {

@@ -5,38 +5,19 @@
  * mode through the raw stdio path.
  */
 import { createRequire } from 'node:module';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallProgress, ElicitationRequest } from '../contracts/index.js';
-import { createProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
-import { openStdioUpstream } from './open-stdio.js';
+import { stdioUpstreamsPerTest } from '@tutti/test-kit/core/stdio-upstreams-per-test';
 import type { UpstreamConnection } from './types.js';
 
 const require = createRequire(import.meta.url);
 /** Resolved here: the test fails loudly when the package is not installed. */
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
-let supervisor: ProcessSupervisor;
-const open: UpstreamConnection[] = [];
+const openStdio = stdioUpstreamsPerTest();
 
-beforeAll(() => {
-  supervisor = createProcessSupervisor({ graceMs: 300 });
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((upstream) => upstream.close()));
-});
-afterAll(async () => {
-  await supervisor.close();
-});
-
-async function everything(): Promise<UpstreamConnection> {
-  const upstream = await openStdioUpstream({
-    command: process.execPath,
-    args: [EVERYTHING, 'stdio'],
-    supervisor,
-    startTimeoutMs: 20_000,
-  });
-  open.push(upstream);
-  return upstream;
+function everything(): Promise<UpstreamConnection> {
+  return openStdio([EVERYTHING, 'stdio'], { startTimeoutMs: 20_000 });
 }
 
 const texts = (content: unknown[]) =>

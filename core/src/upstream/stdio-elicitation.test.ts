@@ -5,29 +5,18 @@
  */
 import { join } from 'node:path';
 import { UPSTREAM_FIXTURES } from '@tutti/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type {
   CallProgress,
   ElicitationAnswer,
   ElicitationRequest,
   UpstreamCallResult,
 } from '../contracts/index.js';
-import { createProcessSupervisor, type ProcessSupervisor } from '../process/index.js';
-import { openStdioUpstream, type StdioUpstreamOptions } from './open-stdio.js';
+import { stdioUpstreamsPerTest } from '@tutti/test-kit/core/stdio-upstreams-per-test';
+import type { StdioUpstreamOptions } from './open-stdio.js';
 import type { UpstreamConnection, UpstreamLogger } from './types.js';
 
-let supervisor: ProcessSupervisor;
-const open: UpstreamConnection[] = [];
-
-beforeAll(() => {
-  supervisor = createProcessSupervisor({ graceMs: 300 });
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((upstream) => upstream.close()));
-});
-afterAll(async () => {
-  await supervisor.close();
-});
+const openStdio = stdioUpstreamsPerTest();
 
 /** A logger that keeps what it was told. */
 function recordingLogger() {
@@ -40,16 +29,8 @@ function recordingLogger() {
   return { logger, warned };
 }
 
-async function start(extra: Partial<StdioUpstreamOptions> = {}): Promise<UpstreamConnection> {
-  const upstream = await openStdioUpstream({
-    command: process.execPath,
-    args: [join(UPSTREAM_FIXTURES, 'stdio-server.mjs')],
-    supervisor,
-    startTimeoutMs: 15_000,
-    ...extra,
-  });
-  open.push(upstream);
-  return upstream;
+function start(extra: Partial<StdioUpstreamOptions> = {}): Promise<UpstreamConnection> {
+  return openStdio('stdio-server.mjs', extra);
 }
 
 function json(result: UpstreamCallResult): unknown {
