@@ -115,11 +115,14 @@ describe('createCallQueue', () => {
       );
       const failed = run('b', () => Promise.reject(new Error('refused')));
       const answered = run('c', async () => 'C');
-      await expect(timedOut).rejects.toThrow();
+      // Both rejections are expected before they happen, so neither goes unhandled.
+      const timedOutChecked = expect(timedOut).rejects.toThrow();
+      const failedChecked = expect(failed).rejects.toThrow('refused');
+      await timedOutChecked;
       await vi.advanceTimersByTimeAsync(999);
       expect(sent).toEqual(['a']);
       await vi.advanceTimersByTimeAsync(1);
-      await expect(failed).rejects.toThrow('refused');
+      await failedChecked;
       // A failure that was an answer does not hold the queue.
       expect(await answered).toBe('C');
       expect(sent).toEqual(['a', 'b', 'c']);
