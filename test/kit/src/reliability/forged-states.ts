@@ -5,7 +5,7 @@
  * resumes nothing, since nothing was parked).
  */
 import fc from 'fast-check';
-import type { HostileRequest, McpTarget } from './hostile-requests.js';
+import { authorizedHeaders, type HostileRequest, type McpTarget } from './hostile-requests.js';
 
 const part = fc.string({ unit: fc.constantFrom(...'abcdefABCDEF0123456789-_'), maxLength: 48 });
 
@@ -34,15 +34,11 @@ export function forgedStateRetries(
     .map(({ id, name, requestState, content }) => ({
       method: 'POST',
       path: '/mcp/connector',
-      headers: {
-        host: `127.0.0.1:${target.port}`,
-        authorization: `Bearer ${target.sessionToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
+      headers: authorizedHeaders(target, {
         'mcp-protocol-version': '2026-07-28',
         'mcp-method': 'tools/call',
         'mcp-name': name,
-      },
+      }),
       body: JSON.stringify({
         jsonrpc: '2.0',
         id,

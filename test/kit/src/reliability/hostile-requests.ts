@@ -42,6 +42,20 @@ export interface McpTarget {
   readonly safeTools: readonly string[];
 }
 
+/** The headers of a well-formed, authorized POST to the endpoint, with `extra` after them. */
+export function authorizedHeaders(
+  target: McpTarget,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    host: `127.0.0.1:${target.port}`,
+    authorization: `Bearer ${target.sessionToken}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...extra,
+  };
+}
+
 const OTHER_METHODS = ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND'];
 
 function authorizedBy(headers: Record<string, string | undefined>, token: string, port: number) {
@@ -188,13 +202,7 @@ export function validMcpRequests(target: McpTarget, seed: number, count: number)
     .map(({ id, message }) => ({
       method: 'POST',
       path: '/mcp/connector',
-      headers: {
-        host: `127.0.0.1:${target.port}`,
-        authorization: `Bearer ${target.sessionToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: authorizedHeaders(target, { 'mcp-protocol-version': '2025-06-18' }),
       body: JSON.stringify({ jsonrpc: '2.0', id, ...message }),
       valid: true,
       authorized: true,
@@ -336,13 +344,10 @@ export function takenMcpResponses(
     .map(({ response, version }) => ({
       method: 'POST',
       path: '/mcp/connector',
-      headers: {
-        host: `127.0.0.1:${target.port}`,
-        authorization: `Bearer ${target.sessionToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(version !== undefined && { 'mcp-protocol-version': version }),
-      },
+      headers: authorizedHeaders(
+        target,
+        version === undefined ? {} : { 'mcp-protocol-version': version },
+      ),
       body: JSON.stringify(response),
       taken: true,
       authorized: true,
