@@ -16,6 +16,14 @@ export type {
   PendingElicitations,
   RelayedElicitation,
 } from './contracts/elicitation.js';
+export type {
+  InstalledAgent,
+  InstalledAgentRun,
+  InstalledAgentSource,
+  InstalledAgentsChange,
+  InstalledAgentsFeed,
+  InstalledExtension,
+} from './contracts/installed-agents.js';
 
 // Errors.
 export type { ErrorCode } from './errors/codes.js';

@@ -4,3 +4,4 @@ export * from './mcp-server-binding.js';
 export * from './prepared-runtime.js';
 export * from './provider-capabilities.js';
 export * from './elicitation.js';
+export * from './installed-agents.js';

@@ -4,15 +4,14 @@
  * exactly these codes with these messages (a test keeps them in step).
  */
 
-/** One row of the table. */
-export interface ErrorSpec {
-  /** Message template; `{name}` is replaced by `details.name`. */
-  readonly message: string;
-  /** HTTP status when the error answers an HTTP request. */
-  readonly status: number;
-}
+import { AGENT_ERROR_CODES } from './agent-codes.js';
+
+import type { ErrorSpec } from './error-spec.js';
+
+export type { ErrorSpec } from './error-spec.js';
 
 export const ERROR_CODES = Object.freeze({
+  ...AGENT_ERROR_CODES,
   TUTTI_ERR_REGISTRY_INVALID_KEY: {
     message:
       'Connector key "{key}" is not valid: use 1-32 lowercase letters, digits or "-", starting with a letter or digit (no "_").',

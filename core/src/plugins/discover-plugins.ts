@@ -4,6 +4,7 @@
  * `"tutti": { "plugin": ... }`, and the drop-in folder `<home>/plugins` (each subfolder or
  * `.mjs`/`.js` file). Nothing is imported here; a folder found twice is listed once.
  */
+import type { InstalledAgentsFeed } from '../contracts/installed-agents.js';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import {
@@ -42,6 +43,8 @@ export interface DiscoverOptions {
     info(fields: Record<string, unknown>, message: string): void;
     warn(fields: Record<string, unknown>, message: string): void;
   };
+  /** Handed to every plugin (see `PluginHost.installedAgents`). */
+  readonly installedAgents?: InstalledAgentsFeed;
 }
 
 /** Lists plugin candidates in load order. */

@@ -4,6 +4,7 @@
  * providers are not registered); it never stops the others or the daemon.
  */
 import { pathToFileURL } from 'node:url';
+import type { InstalledAgentsFeed } from '../contracts/installed-agents.js';
 import { isTuttiError, TuttiError } from '../errors/index.js';
 import { providerHooks } from '../session/hooks.js';
 import type { AgentProvider } from '../session/provider-contract.js';
@@ -18,7 +19,9 @@ import {
 } from './plugin-contract.js';
 
 /** The host plugins are applied to; `AgentSessionHost` is one. */
-export interface LoaderHost extends PluginHost {
+export interface LoaderHost extends Omit<PluginHost, 'removeProvider'> {
+  /** Removes a registered provider; false when there was none of that name. */
+  removeProvider(name: string): boolean;
   listProviders(): readonly { name: string }[];
   /** The guard of the host's hook table: attributes a plugin's taps while it applies. */
   readonly taps: Pick<TapGuard, 'applyAs' | 'disable'>;
@@ -44,6 +47,7 @@ export async function discoverAndLoadPlugins(
   return loadPlugins(host, await discoverPlugins(options), {
     ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.installedAgents === undefined ? {} : { installedAgents: options.installedAgents }),
   });
 }
 
@@ -51,6 +55,7 @@ export async function discoverAndLoadPlugins(
 export interface PluginContext {
   readonly home?: string;
   readonly logger?: PluginLogger;
+  readonly installedAgents?: InstalledAgentsFeed;
 }
 
 /** Loads candidates in order. */
@@ -126,6 +131,11 @@ export async function applyPlugin(
       const hooks = host.registerProvider(provider, { replace });
       owned.add(provider.name);
       return hooks;
+    },
+    removeProvider: (name: string) => {
+      if (!owned.has(name)) return false;
+      owned.delete(name);
+      return host.removeProvider(name);
     },
   });
   try {

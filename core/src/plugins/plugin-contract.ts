@@ -5,6 +5,7 @@
  * its plugin.
  */
 import { z } from 'zod';
+import type { InstalledAgentsFeed } from '../contracts/installed-agents.js';
 import type { ProviderHooks, SessionHooks } from '../session/hooks.js';
 import type { AgentProvider } from '../session/provider-contract.js';
 
@@ -21,6 +22,8 @@ export interface PluginHost {
   readonly home?: string;
   /** The daemon's log (never give it a secret). */
   readonly logger?: PluginLogger;
+  /** The agents installed in the daemon's home (`POST /v1/agents/install`), when it has one. */
+  readonly installedAgents?: InstalledAgentsFeed;
   /**
    * Adds a provider and hands back its hooks, typed with its params; refused when the name
    * is taken, unless `replace` is set and the name is one this plugin registered (the next
@@ -31,6 +34,11 @@ export interface PluginHost {
     provider: AgentProvider<string, P>,
     options?: { readonly replace?: boolean },
   ): ProviderHooks<P>;
+  /**
+   * Removes a provider this plugin registered (an installed agent that was removed): new
+   * sessions of that name are refused, running ones keep going. False when it had none.
+   */
+  removeProvider(name: string): boolean;
 }
 
 /** A tutti plugin. */

@@ -83,6 +83,14 @@ export class AgentSessionHost {
     return this.#providers.register(provider, options);
   }
 
+  /**
+   * Removes a provider (an installed agent that was removed): new sessions of that name are
+   * refused, running ones keep the provider they started with. False when there was none.
+   */
+  removeProvider(name: string): boolean {
+    return this.#providers.remove(name);
+  }
+
   /** Names and capabilities of the registered providers, derived from what each implements. */
   listProviders(): { name: string; capabilities: ProviderCapabilities }[] {
     return this.#providers.list();

@@ -65,6 +65,11 @@ export class ProviderTable {
     guardProjections(this.#hooks, name, () => this.#providers.get(name));
   }
 
+  /** Removes the provider of that name (its hooks stay tapped for a later one); false when none. */
+  remove(name: string): boolean {
+    return this.#providers.delete(name);
+  }
+
   /** The provider of that name, if registered. */
   get(name: string): AgentProvider | undefined {
     return this.#providers.get(name);

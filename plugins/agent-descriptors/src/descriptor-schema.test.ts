@@ -97,7 +97,7 @@ describe('loadDescriptor', () => {
       { ...good, colour: 'blue' },
       '(descriptor): unknown field "colour": remove it',
     ],
-    ['a missing command', { id: 'x', name: 'X' }, 'command: missing: add it'],
+    ['a missing command', { id: 'x', name: 'X' }, 'command: missing: add the command, or install the registry agent'],
     [
       'a command that is not installed',
       { ...good, command: 'no-such-agent-binary' },

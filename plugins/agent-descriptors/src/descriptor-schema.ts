@@ -226,6 +226,16 @@ export const agentDescriptorSchema = z
         'use 1-40 lowercase letters, digits or "-": the provider name sessions ask for',
       ),
     name: z.string().min(1).max(80).describe('Display name.'),
+    registryIds: z
+      .array(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9-]{0,63}$/, 'use an ACP registry id (lowercase letters, digits, "-")'),
+      )
+      .default([])
+      .describe(
+        'Ids of the public ACP agent registry this descriptor extends: an agent installed from one of those entries gets this descriptor (its home, skills, guidance, permissions) with the entry command.',
+      ),
     command: z
       .union([
         z.string().min(1),
@@ -236,7 +246,10 @@ export const agentDescriptorSchema = z
           })
           .strict(),
       ])
-      .describe('A command on PATH, or a package bin.'),
+      .optional()
+      .describe(
+        'A command on PATH, or a package bin. Absent only in a descriptor that extends an installed agent (its registry entry supplies the command).',
+      ),
     args: z.array(z.string()).default([]),
     env: env.default({}).describe('Environment the agent always gets (offline, telemetry).'),
     home: home.optional(),

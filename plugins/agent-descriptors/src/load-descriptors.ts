@@ -21,10 +21,10 @@ export type DescriptorLoad =
 
 /** The command of `descriptor`, as a path, or why it cannot be found. */
 function resolveCommand(
-  descriptor: AgentDescriptorFile,
+  command: NonNullable<AgentDescriptorFile['command']>,
   path: string | undefined,
 ): Promise<{ command: string } | { problem: string }> {
-  return resolveAgentCommand(descriptor.command, import.meta.url, path);
+  return resolveAgentCommand(command, import.meta.url, path);
 }
 
 /** What the ACP engine runs for one parsed descriptor. */
@@ -67,7 +67,13 @@ export async function loadDescriptor(
     const { field, problem } = descriptorProblem(parsed.error);
     return refuse(field, problem);
   }
-  const resolved = await resolveCommand(parsed.data, path);
+  if (parsed.data.command === undefined) {
+    return refuse(
+      'command',
+      'missing: add the command, or install the registry agent this descriptor extends (registryIds)',
+    );
+  }
+  const resolved = await resolveCommand(parsed.data.command, path);
   if ('problem' in resolved) return refuse('command', resolved.problem);
   return {
     file,
