@@ -48,11 +48,21 @@ export {
 export { resolveReleasePaths } from './manifest/release-paths.js';
 export { publishShim } from './shims/publish-shim.js';
 export { shQuote } from './shims/shell-quote.js';
-export { discoverAndLoadPlugins } from './plugins/load-plugins.js';
+export { applyPlugin, discoverAndLoadPlugins, type LoaderHost } from './plugins/load-plugins.js';
 export type { ConnectorStatus } from './runtime/types.js';
 
 // The daemon's control API.
 export { buildControlApp } from './daemon/control-app.js';
+
+// The agent installer (registry entries and signed extensions).
+export {
+  type AgentInstaller,
+  type AgentInstallerOptions,
+  type AgentInstallRequest,
+  type AgentListing,
+  createAgentInstaller,
+  platformKey,
+} from './agents/index.js';
 
 // For the test kit's doubles of core (`@tutti/test-kit/core/*`), which reach core through
 // its exports only: the upstream contract, the connector app, the runtime's parts and the
