@@ -82,6 +82,7 @@ export {
 } from './session/turn-types.js';
 export { CONNECTOR_SERVER, type ToolNameForm } from './session/tool-proof.js';
 export type {
+  AgentAuthMethod,
   LaunchOptions,
   ProviderParams,
   ProviderParamsMap,

@@ -11,6 +11,7 @@ import type { PermissionMode } from './turn-types.js';
 
 export type { PendingElicitationInfo } from './pending-elicitation.js';
 import type {
+  AgentAuthMethod,
   ConnectorRuntimePort,
   LaunchOptions,
   ProviderParams,
@@ -68,6 +69,8 @@ export interface AgentSessionInfo {
    * `handshake`, `prepare`, `project`, `materialize`, `open`): where a slow start spends it.
    */
   readonly startSteps?: Readonly<Record<string, number>>;
+  /** How its agent says a person signs in to it (ACP `authMethods`), when it named any. */
+  readonly authMethods?: readonly AgentAuthMethod[];
 }
 
 /** A `tools/list` served to a session's agent: the snapshot version, its tool count, when. */

@@ -22,7 +22,12 @@ import type {
   SessionDriver,
   SessionSetup,
 } from './provider-contract.js';
-import type { AgentProbe, SessionHookContext, SessionOperation } from './session-types.js';
+import type {
+  AgentAuthMethod,
+  AgentProbe,
+  SessionHookContext,
+  SessionOperation,
+} from './session-types.js';
 
 /** The session a start runs for, as the steps see it (an `AgentSession`). */
 export interface Starting {
@@ -31,6 +36,8 @@ export interface Starting {
   prepare(probe: AgentProbe | undefined): Promise<PreparedRuntime>;
   /** Records what the agent declared in its handshake. */
   declare(declared: Readonly<Record<string, unknown>>): void;
+  /** Records how the agent says a person signs in to it. */
+  announceAuth(methods: readonly AgentAuthMethod[]): void;
   /** The context projection taps see for `operation`. */
   hookContext(operation: SessionOperation, providerSessionId?: string): SessionHookContext;
 }
@@ -60,6 +67,7 @@ export async function openDaemonSession(
     step('spawn');
     const declared = await driver.handshake(agent);
     if (declared) session.declare(declared);
+    session.announceAuth(driver.authMethods?.() ?? []);
     probe = declared && provider.probeOf ? provider.probeOf(declared) : undefined;
     step('handshake');
   }

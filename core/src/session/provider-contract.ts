@@ -13,6 +13,7 @@ import type { ToolNameForm } from './tool-proof.js';
 import type { PermissionMode, PromptBlock, StopReason, TurnSink } from './turn-types.js';
 import type { Reopening } from './operations.js';
 import type {
+  AgentAuthMethod,
   AgentProbe,
   LaunchOptions,
   ParamsOf,
@@ -156,6 +157,11 @@ export interface SessionDriver<P = ProviderParams> {
    * agent declared (ACP `agentCapabilities`); undefined when it did not answer.
    */
   handshake?(agent: AgentProcess): Promise<Readonly<Record<string, unknown>> | undefined>;
+  /**
+   * After `handshake`: how the agent says a person signs in to it (ACP `authMethods`),
+   * shown to the host in the session's info; empty when it named none.
+   */
+  authMethods?(): readonly AgentAuthMethod[];
   /** Writes what the agent reads at start from the final params (a config home, a plugin folder). */
   materialize?(params: P, runtime: PreparedRuntime): Promise<Materialized | undefined>;
   /** Opens the session: new, or an earlier one by the agent's own id. */

@@ -122,6 +122,7 @@ export class SessionCore {
       ...(this.toolsListed ? { toolsListed: this.toolsListed } : {}),
       ...(this.reason ? { reason: this.reason } : {}),
       ...(run.exit ? { exit: run.exit } : {}),
+      ...(run.authMethods.length > 0 ? { authMethods: run.authMethods } : {}),
     };
   }
 
@@ -197,6 +198,11 @@ export class SessionCore {
   /** Records what the agent declared in its handshake. */
   declare(declared: Readonly<Record<string, unknown>>): void {
     this.run.declare(declared);
+  }
+
+  /** Records how the agent says a person signs in to it (shown in `info()`). */
+  announceAuth(methods: readonly S.AgentAuthMethod[]): void {
+    this.run.authMethods = methods;
   }
 
   /** The context projection and refresh taps see for `operation`. */

@@ -23,7 +23,12 @@ import type {
 } from './provider-contract.js';
 import type { SessionFiles } from './session-files.js';
 import { createSetup, exitOf, SessionProcesses, sessionScope } from './session-setup.js';
-import type { AgentProbe, SessionContext, SessionOperation } from './session-types.js';
+import type {
+  AgentAuthMethod,
+  AgentProbe,
+  SessionContext,
+  SessionOperation,
+} from './session-types.js';
 
 /** How long a provider's protocol-level close may take before the processes are stopped. */
 const CLOSE_TIMEOUT_MS = 3_000;
@@ -55,6 +60,8 @@ export class SessionRun {
   readonly #forget: (() => void)[] = [];
   #connector: 'bound' | 'plain' | 'none' = 'none';
   #declared: Readonly<Record<string, unknown>> | undefined;
+  /** How the agent says a person signs in to it (from its handshake). */
+  authMethods: readonly AgentAuthMethod[] = [];
   #exit: SessionExit | undefined;
 
   constructor(parts: HostParts, owner: RunOwner) {

@@ -53,6 +53,16 @@ export interface ConnectorRuntimePort {
   skillRoots(): readonly string[] | Promise<readonly string[]>;
 }
 
+/**
+ * One way the agent says a person signs in to it (ACP `authMethods` of `initialize`):
+ * shown to the host in the session's info, so it can tell the person what to do.
+ */
+export interface AgentAuthMethod {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string;
+}
+
 /** What the agent itself declared; decides the connector context. */
 export interface AgentProbe {
   /** The agent's MCP client takes a Streamable HTTP server. */
