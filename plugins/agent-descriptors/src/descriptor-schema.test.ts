@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { agentDescriptorSchema } from './descriptor-schema.js';
+import { agentDescriptorSchema, descriptorProblem } from './descriptor-schema.js';
 import { SHIPPED_DESCRIPTORS } from './index.js';
 import { loadDescriptor } from './load-descriptors.js';
 
@@ -97,7 +97,6 @@ describe('loadDescriptor', () => {
       { ...good, colour: 'blue' },
       '(descriptor): unknown field "colour": remove it',
     ],
-    ['a missing command', { id: 'x', name: 'X' }, 'command: missing: add the command, or install the registry agent'],
     [
       'a command that is not installed',
       { ...good, command: 'no-such-agent-binary' },
@@ -146,4 +145,148 @@ describe('loadDescriptor', () => {
     expect(error.code).toBe('TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR');
     expect(error.message).toContain(expected);
   });
+});
+
+describe('the overlay fields', () => {
+  const base = {
+    id: 'my-agent',
+    name: 'My agent',
+    command: 'my-agent',
+    home: { env: 'MY_AGENT_HOME', mode: 'replaces', user: ['~/.my-agent'], keep: ['sessions'] },
+    skills: {
+      via: 'home',
+      dir: 'tutti-skills',
+      yamlList: { file: 'config.yaml', key: 'skills.external_dirs' },
+    },
+  };
+  const withHome = (home: Record<string, unknown>) => ({
+    ...base,
+    home: { ...base.home, ...home },
+  });
+  const withList = (yamlList: Record<string, unknown>) => ({
+    ...base,
+    skills: { ...base.skills, yamlList },
+  });
+
+  /** The refusal of `json` as "field: problem", or undefined when it is accepted. */
+  function refusal(json: unknown): string | undefined {
+    const parsed = agentDescriptorSchema.safeParse(json);
+    if (parsed.success) return undefined;
+    const { field, problem } = descriptorProblem(parsed.error);
+    return `${field}: ${problem}`;
+  }
+
+  it('accepts copied config entries and a YAML skill list', () => {
+    expect(refusal(withHome({ copy: ['config.yaml', 'profiles/', 'keybindings.json'] }))).toBe(
+      undefined,
+    );
+  });
+
+  it.each([
+    'auth.json',
+    'oauth_creds.json',
+    'Tokens',
+    'profiles/credentials.json',
+    'client_secret.json',
+    'passwords.txt',
+    'cookies.sqlite',
+    'sessions',
+    'api_key.txt',
+    'server.key',
+    'cert.pem',
+    '.env',
+    '.env.local',
+    'id_ed25519',
+    '.npmrc',
+  ])('refuses to copy %s, which looks like a credential, saying to link it', (entry) => {
+    expect(refusal(withHome({ copy: [entry] }))).toMatch(
+      /^home\.copy\.0: ".+" looks like a credential: link it instead \(credentials stay linked, never copied\)$/,
+    );
+  });
+
+  it.each([
+    [
+      'an absolute path',
+      { copy: ['/etc/passwd.conf'] },
+      'home.copy.0: a copied entry must be a relative path',
+    ],
+    [
+      'a path out of the folder',
+      { copy: ['../other/config.yaml'] },
+      'home.copy.0: a copied entry must be a relative path',
+    ],
+    [
+      'the user folder itself',
+      { copy: ['./'] },
+      'home.copy.0: name an entry of the user folder (a file or folder in it), not the folder itself',
+    ],
+    [
+      'a linked entry',
+      { link: ['config'], copy: ['config/app.yaml'] },
+      'home.copy.0: "config/app.yaml" overlaps "config" of home.link',
+    ],
+    [
+      'a kept entry',
+      { copy: ['history'], keep: ['history'] },
+      'home.copy.0: "history" overlaps "history" of home.keep',
+    ],
+    [
+      'a seeded file',
+      { copy: ['config.yaml'], seed: { 'config.yaml': '' } },
+      'home.copy.0: "config.yaml" overlaps "config.yaml" of home.seed',
+    ],
+    [
+      'a written-back file',
+      { copy: ['settings.json'], writeBack: ['settings.json'] },
+      'home.copy.0: "settings.json" overlaps "settings.json" of home.writeBack',
+    ],
+    [
+      'the skills folder',
+      { copy: ['tutti-skills'] },
+      'home.copy.0: "tutti-skills" overlaps skills.dir "tutti-skills", which the session writes itself',
+    ],
+  ])('refuses a copy of %s, naming the field and the fix', (_name, home, expected) => {
+    expect(refusal(withHome(home))).toContain(expected);
+  });
+
+  it.each([
+    'PATH',
+    'HOME',
+    'LD_PRELOAD',
+    'LD_LIBRARY_PATH',
+    'NODE_OPTIONS',
+    'DYLD_INSERT_LIBRARIES',
+  ])('refuses %s as the variable of a session home', (name) => {
+    expect(refusal(withHome({ env: name }))).toBe(
+      `home.env: "${name}" changes how every program the agent runs starts, not only where it keeps its config: name the agent's own config folder variable (CODEX_HOME, QWEN_HOME)`,
+    );
+  });
+
+  it.each([
+    [
+      'a file that is not YAML',
+      { file: 'config.json', key: 'skills' },
+      'skills.yamlList.file: skills.yamlList.file must be a YAML config file',
+    ],
+    [
+      'a file outside the home',
+      { file: '../config.yaml', key: 'skills' },
+      'skills.yamlList.file: skills.yamlList.file must be a relative path',
+    ],
+    [
+      'a key that is not a dotted path',
+      { file: 'config.yaml', key: 'skills..dirs' },
+      'skills.yamlList.key: use the dotted path of a list of strings',
+    ],
+    [
+      'a kept file',
+      { file: 'sessions/config.yaml', key: 'skills' },
+      'skills.yamlList.file: "sessions/config.yaml" overlaps "sessions", which stays the user\'s',
+    ],
+  ])(
+    'refuses a YAML skill list in %s, naming the field and the fix',
+    (_name, yamlList, expected) => {
+      expect(refusal(withList(yamlList))).toContain(expected);
+    },
+  );
 });

@@ -4,6 +4,7 @@
  * refusal names the field and says how to fix it.
  */
 import { isAbsolute, normalize } from 'node:path';
+import { credentialSegment } from '@tutti/provider-acp';
 import { z } from 'zod';
 
 /** A path relative to the session home that stays inside it. */
@@ -19,11 +20,62 @@ const insideHome = (what: string) =>
 const envName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name ([A-Za-z_][A-Za-z0-9_]*)');
-const env = z.record(envName, z.string());
+/**
+ * Variables that make a program load code it was not started with (a preload, a module
+ * path, startup options): never set by a descriptor, which is data, nor by an extension.
+ */
+const CODE_VARIABLES =
+  /^(PATH|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|BASH_ENV|ENV|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|LD_\w*|DYLD_\w*)$/i;
+const env = z.record(
+  envName.refine(
+    (name) => !CODE_VARIABLES.test(name),
+    'this variable makes the agent load other code (a preload, a module path or startup options): a descriptor sets switches only; remove it',
+  ),
+  z.string(),
+);
+
+/** Variables that change how every program starts: never the name of a session home. */
+const STARTUP_VARIABLES =
+  /^(PATH|HOME|USERPROFILE|SHELL|ENV|BASH_ENV|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|LD_\w*|DYLD_\w*)$/i;
+
+/** A path as the overlap checks compare it: normalized, no trailing "/". */
+const clean = (path: string) => normalize(path).replace(/\/+$/, '');
+
+/** True when one of two home paths is the other or inside it. */
+function overlaps(one: string, other: string): boolean {
+  const [a, b] = [clean(one), clean(other)];
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+/** An entry of the user folder copied into the home: never one that looks like a credential. */
+const copyEntry = insideHome('a copied entry').superRefine((path, context) => {
+  if (clean(path) === '.') {
+    context.addIssue({
+      code: 'custom',
+      message: 'name an entry of the user folder (a file or folder in it), not the folder itself',
+    });
+  }
+  const segment = credentialSegment(path);
+  if (segment) {
+    context.addIssue({
+      code: 'custom',
+      message: `"${segment}" looks like a credential: link it instead (credentials stay linked, never copied)`,
+    });
+  }
+});
 
 const home = z
   .object({
-    env: envName.describe('The variable that points the agent at its session home.'),
+    env: envName
+      .superRefine((name, context) => {
+        if (STARTUP_VARIABLES.test(name)) {
+          context.addIssue({
+            code: 'custom',
+            message: `"${name}" changes how every program the agent runs starts, not only where it keeps its config: name the agent's own config folder variable (CODEX_HOME, QWEN_HOME)`,
+          });
+        }
+      })
+      .describe('The variable that points the agent at its session home.'),
     mode: z
       .enum(['adds', 'replaces'])
       .describe('adds: the agent reads it beside the user folder; replaces: instead of it.'),
@@ -60,14 +112,60 @@ const home = z
       .describe(
         'Linked user files the agent may replace by a rename (a refreshed login): copied back when the session ends.',
       ),
+    copy: z
+      .array(copyEntry)
+      .optional()
+      .describe(
+        'Non-secret entries of the user folder (files, or folders copied whole) copied into the home, so the session may change them (a config.yaml); never written back. Credentials stay linked, never copied.',
+      ),
   })
-  .strict();
+  .strict()
+  .superRefine((home, context) => {
+    const others: Record<string, readonly string[]> = {
+      link: home.link.filter((name) => name !== '*'),
+      keep: home.keep,
+      seed: Object.keys(home.seed),
+      writeBack: home.writeBack ?? [],
+    };
+    for (const [index, entry] of (home.copy ?? []).entries()) {
+      for (const [field, names] of Object.entries(others)) {
+        const other = names.find((name) => overlaps(entry, name));
+        if (other === undefined) continue;
+        context.addIssue({
+          code: 'custom',
+          path: ['copy', index],
+          message: `"${entry}" overlaps "${other}" of home.${field}: an entry is either copied or linked, kept, seeded or written back; remove it from home.copy or from home.${field}`,
+        });
+      }
+    }
+  });
 
 const skills = z.discriminatedUnion('via', [
   z
     .object({
       via: z.literal('home'),
       dir: insideHome('skills.dir').describe('The agent skills folder inside its home.'),
+      yamlList: z
+        .object({
+          file: insideHome('skills.yamlList.file')
+            .refine(
+              (file) => /\.ya?ml$/i.test(file),
+              'skills.yamlList.file must be a YAML config file of the home (ending in .yaml or .yml)',
+            )
+            .describe('The YAML config file of the home (e.g. config.yaml).'),
+          key: z
+            .string()
+            .regex(
+              /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/,
+              'use the dotted path of a list of strings, e.g. "skills.external_dirs"',
+            )
+            .describe('The dotted path of the string list in it.'),
+        })
+        .strict()
+        .optional()
+        .describe(
+          "A YAML string list the bound session's skills folder is added to (skills.external_dirs of config.yaml): the home's file, a linked user file replaced by a merged copy.",
+        ),
     })
     .strict(),
   z
@@ -230,7 +328,10 @@ export const agentDescriptorSchema = z
       .array(
         z
           .string()
-          .regex(/^[a-z][a-z0-9-]{0,63}$/, 'use an ACP registry id (lowercase letters, digits, "-")'),
+          .regex(
+            /^[a-z][a-z0-9-]{0,63}$/,
+            'use an ACP registry id (lowercase letters, digits, "-")',
+          ),
       )
       .default([])
       .describe(
@@ -309,7 +410,33 @@ export const agentDescriptorSchema = z
         !descriptor.home
       ),
     { message: 'skills or guidance written into the home need a "home"', path: ['home'] },
-  );
+  )
+  .superRefine((descriptor, context) => {
+    const { home, skills, guidance } = descriptor;
+    if (!home) return;
+    const written: [string, string][] = [];
+    if (skills.via === 'home') written.push(['skills.dir', skills.dir]);
+    if (guidance.via === 'home-file') written.push(['guidance.file', guidance.file]);
+    for (const [index, entry] of (home.copy ?? []).entries()) {
+      for (const [field, path] of written.filter(([, path]) => overlaps(entry, path))) {
+        context.addIssue({
+          code: 'custom',
+          path: ['home', 'copy', index],
+          message: `"${entry}" overlaps ${field} "${path}", which the session writes itself: remove it from home.copy`,
+        });
+      }
+    }
+    const list = skills.via === 'home' ? skills.yamlList : undefined;
+    const fixed = [...home.keep, ...(home.writeBack ?? [])];
+    const kept = list && fixed.find((name) => overlaps(list.file, name));
+    if (list && kept !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['skills', 'yamlList', 'file'],
+        message: `"${list.file}" overlaps "${kept}", which stays the user's (home.keep or home.writeBack): name a config file the session may change (copy it with home.copy)`,
+      });
+    }
+  });
 
 /** One parsed agent descriptor. */
 export type AgentDescriptorFile = z.infer<typeof agentDescriptorSchema>;

@@ -8,6 +8,7 @@
  */
 import type { InitializeResponse } from '@agentclientprotocol/sdk';
 import {
+  type AgentAuthMethod,
   type AgentProcess,
   createSkillPlugin,
   type LiveRefresh,
@@ -23,6 +24,7 @@ import {
 import { join } from 'node:path';
 import type { AcpConnection } from './acp-connection.js';
 import { PLUGIN_DIR } from './acp-deliveries.js';
+import { authMethodsOf } from './auth-methods.js';
 import {
   type AcpEngineLogger,
   AcpSession,
@@ -98,6 +100,7 @@ export class AcpDriver implements SessionDriver<AcpSessionParams> {
         descriptor.guidance ?? { via: 'none' },
         homeAt,
         Object.keys(asking?.files ?? {}),
+        this.#logger,
       );
       if (asking) {
         const url = (await setup.preview?.())?.url;
@@ -158,7 +161,7 @@ export class AcpDriver implements SessionDriver<AcpSessionParams> {
       const skills = descriptor.skills ?? { via: 'none' };
       const guidance = descriptor.guidance ?? { via: 'none' };
       if (skills.via === 'home' && home) {
-        await linkConnectorSkills(files, home, skills, runtime.skillRoots);
+        await linkConnectorSkills(files, home, skills, runtime.skillRoots, this.#logger);
       } else if (skills.via === 'claude-plugin' && runtime.skillRoots.length > 0) {
         await files.ensure();
         await createSkillPlugin(runtime.skillRoots, { dir: join(files.dir, PLUGIN_DIR) });
@@ -242,6 +245,11 @@ export class AcpDriver implements SessionDriver<AcpSessionParams> {
         return true;
       },
     };
+  }
+
+  /** How the agent says a person signs in (its `initialize` `authMethods`), bounded. */
+  authMethods(): readonly AgentAuthMethod[] {
+    return authMethodsOf(this.#initialize?.authMethods);
   }
 
   #declared(): Readonly<Record<string, unknown>> | undefined {

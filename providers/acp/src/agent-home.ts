@@ -5,17 +5,22 @@
  * the user's folder (`adds`) it holds only the entries the descriptor links and seeds; for
  * one that reads only it (`replaces`) every entry of the user's folder is linked in (never
  * copied), and what the agent writes that it needs later (its sessions) lives in the user's
- * folder, linked. After `initialize` said the session is bound, the connector skills are
- * linked into the agent's own skills folder and the guidance is written where the agent
- * reads its instructions. A plain session gets none of that: its instructions file is the
- * user's own, linked.
+ * folder, linked. Declared non-secret entries (`copy`) are copied instead, so the session
+ * may change them (home-copy.ts). After `initialize` said the session is bound, the
+ * connector skills are linked into the agent's own skills folder (and that folder added to
+ * a YAML list of a config file, skill-roots-yaml.ts) and the guidance is written where the
+ * agent reads its instructions. A plain session gets none of that: its instructions file is
+ * the user's own, linked.
  */
 import { constants } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, normalize } from 'node:path';
 import { type SessionFiles, skillFolders } from '@tutti/core';
+import type { AcpEngineLogger } from './acp-session.js';
 import type { AgentHome, GuidanceDelivery, SkillsDelivery } from './descriptors.js';
+import { copyUserEntries } from './home-copy.js';
+import { mergeSkillRoots } from './skill-roots-yaml.js';
 
 /** Folder of the agent's home inside the session folder. */
 const HOME_DIR = 'home';
@@ -60,6 +65,8 @@ export async function buildAgentHome(
   env: Env,
   /** Paths the session writes itself (permission files): never linked from the user's folder. */
   written: readonly string[] = [],
+  /** Where a `copy` entry that is not copied is reported. */
+  logger?: AcpEngineLogger,
 ): Promise<string> {
   const root = join(await files.ensure(), HOME_DIR);
   const here = mirror(home);
@@ -73,6 +80,11 @@ export async function buildAgentHome(
   const own = new Set(Object.keys(home.seed).map((name) => name.replace(/\/$/, '')));
   for (const path of written) own.add(path.split('/')[0]!);
   if (skills.via === 'home') own.add(skills.dir);
+  // A copied entry is not linked first; a folder on a nested one's way is linked, then made real.
+  for (const name of home.copy ?? []) {
+    const entry = normalize(name).replace(/\/+$/, '');
+    if (!entry.includes('/')) own.add(entry);
+  }
   // Files the guidance is written to are the session's own (a composed one holds the user's text).
   if (guidance.via === 'home-file') own.add(guidance.file);
   if (guidance.via === 'config-file') {
@@ -99,6 +111,7 @@ export async function buildAgentHome(
       await files.link(target, join(HOME_DIR, name));
     }
   }
+  if (home.copy?.length) await copyUserEntries(user, dir, home.copy, logger);
   if (skills.via === 'home') {
     // The agent's skills folder: the user's own skills linked one by one, connector ones later.
     const skillsDir = join(dir, skills.dir);
@@ -113,12 +126,16 @@ export async function buildAgentHome(
   return root;
 }
 
-/** Links each connector skill into the home's skills folder; a user skill of that name stays. */
+/**
+ * Links each connector skill into the home's skills folder (a user skill of that name
+ * stays), and adds that folder to the descriptor's `yamlList`, if any.
+ */
 export async function linkConnectorSkills(
   files: SessionFiles,
   home: AgentHome,
   skills: Extract<SkillsDelivery, { via: 'home' }>,
   skillRoots: readonly string[],
+  logger?: AcpEngineLogger,
 ): Promise<string[]> {
   const linked: string[] = [];
   for (const root of skillRoots) {
@@ -129,6 +146,10 @@ export async function linkConnectorSkills(
       await files.link(folder, target);
       linked.push(name);
     }
+  }
+  if (skills.yamlList) {
+    const folder = join(files.dir, mirror(home), skills.dir);
+    await mergeSkillRoots(files, mirror(home), skills.yamlList, [folder], logger);
   }
   return linked;
 }

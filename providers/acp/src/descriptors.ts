@@ -123,12 +123,32 @@ export interface AgentHome {
    * renamed over the link): copied back to the user's folder when the session ends.
    */
   readonly writeBack?: readonly string[];
+  /**
+   * Declared non-secret entries of the user's folder (files, or folders copied whole)
+   * copied into the home, so the session may change its copy (a `config.yaml` its skill
+   * roots are merged into). Never written back; credentials stay linked, never copied.
+   */
+  readonly copy?: readonly string[];
+}
+
+/**
+ * A YAML string list in a config file of the home that a bound session's connector skills
+ * folder is added to (`skills.external_dirs` of `config.yaml`).
+ */
+export interface YamlSkillList {
+  /** The config file, relative to the home (`.yaml` or `.yml`). */
+  readonly file: string;
+  /** The dotted path of the list in it (`skills.external_dirs`). */
+  readonly key: string;
 }
 
 /** How connector skills reach the agent. */
 export type SkillsDelivery =
-  /** Linked into `<home>/<dir>`, beside the user's own skills. */
-  | { readonly via: 'home'; readonly dir: string }
+  /**
+   * Linked into `<home>/<dir>`, beside the user's own skills; with `yamlList`, that folder's
+   * path is also added to a YAML string list of a config file of the home.
+   */
+  | { readonly via: 'home'; readonly dir: string; readonly yamlList?: YamlSkillList }
   /**
    * A Claude Code plugin folder in the session, named in `session/new` `_meta` at the dotted
    * `path` by `value` (`"{dir}"` is the folder).

@@ -9,6 +9,7 @@ import { createAcpProvider } from './acp-provider.js';
 import { genericAcpDescriptor } from './descriptors.js';
 
 export { createAcpProvider } from './acp-provider.js';
+export { credentialSegment } from './credential-names.js';
 export type { AcpAgentDescriptor } from './descriptors.js';
 export type { AcpSessionParams } from './project-params.js';
 
