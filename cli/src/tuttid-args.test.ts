@@ -184,6 +184,29 @@ describe('tuttid arguments', () => {
     );
   });
 
+  it('takes --agent-registry as a file path made absolute, or an https URL (http on loopback only)', () => {
+    const env = { TUTTI_HOME: '/tmp/tutti-args-home' };
+    expect(parseTuttidArgs([], env).agentRegistry).toBeUndefined();
+    expect(parseTuttidArgs(['--agent-registry', '/srv/registry.json'], env).agentRegistry).toBe(
+      '/srv/registry.json',
+    );
+    expect(parseTuttidArgs(['--agent-registry', 'registry.json'], env).agentRegistry).toBe(
+      join(process.cwd(), 'registry.json'),
+    );
+    expect(
+      parseTuttidArgs(['--agent-registry', 'https://example.com/registry.json'], env).agentRegistry,
+    ).toBe('https://example.com/registry.json');
+    expect(
+      parseTuttidArgs(['--agent-registry', 'http://127.0.0.1:8080/registry.json'], env)
+        .agentRegistry,
+    ).toBe('http://127.0.0.1:8080/registry.json');
+    for (const bad of ['http://example.com/registry.json', 'ftp://example.com/r.json']) {
+      expect(() => parseTuttidArgs(['--agent-registry', bad], env)).toThrow(
+        '--agent-registry takes a file path or an https URL',
+      );
+    }
+  });
+
   it('tells the banner to run `tutti` by name when it is on PATH, else through node', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tutti-path-'));
     try {

@@ -7,10 +7,11 @@
  * `[--max-parked-calls-per-session N] [--max-sessions N] [--park-after N]`
  * `[--credential-store auto|keychain|file] [--oauth-client-metadata-url URL]`
  * `[--sandbox auto|required|off] [--otlp-endpoint URL] [--trace-baggage] [--no-audit]`
- * `[--audit-values] [--help]`: the usage
+ * `[--audit-values] [--agent-registry INDEX] [--help]`: the usage
  * `--help` prints, the options and their parsing; a bad one is
  * TUTTI_ERR_DAEMON_BAD_ARGUMENT. The limits are described in docs/limits.md.
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type CredentialStoreMode, SANDBOX_MODES, type SandboxMode, TuttiError } from '@tutti/core';
 import { resolveHome } from '@tutti/core/client';
@@ -86,6 +87,9 @@ Options:
   --audit-values              also keep tool call argument and result values in the
                               audit trail, secrets redacted (off by default);
                               docs/audit.md
+  --agent-registry INDEX      an ACP agent registry index (registry.json: a file
+                              path, or an https URL) where POST /v1/agents/install
+                              {"id"} looks agents up; docs/installing-agents.md
   -h, --help                  print this help and exit
 
 Once ready it writes <home>/run/daemon.json (control URL and token, mode 0600).
@@ -124,6 +128,7 @@ export const TUTTID_OPTIONS = {
   'trace-baggage': { type: 'boolean', default: false },
   'no-audit': { type: 'boolean', default: false },
   'audit-values': { type: 'boolean', default: false },
+  'agent-registry': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -175,6 +180,8 @@ export interface TuttidArgs {
   tracing: { endpoint?: string; baggage: boolean; sampleRatio?: number };
   /** `--no-audit`, `--audit-values`. */
   audit: { enabled: boolean; captureValues: boolean };
+  /** `--agent-registry`: the registry index's absolute path or URL, if given. */
+  agentRegistry?: string;
 }
 
 function portOf(value: string | undefined, flag: string): number {
@@ -274,7 +281,40 @@ export function parseTuttidArgs(argv: readonly string[], env = process.env): Tut
       ...sampleOf(env),
     },
     audit: { enabled: values['no-audit'] !== true, captureValues: values['audit-values'] === true },
+    ...agentRegistryOf(values['agent-registry'] as string | undefined),
   };
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * `--agent-registry`: an https URL (http only on loopback, since the index pins the
+ * checksums of the binaries it names), else a file path, made absolute.
+ */
+function agentRegistryOf(value: string | undefined): { agentRegistry?: string } {
+  if (value === undefined) return {};
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    if (value.trim() === '' || value.includes('\0')) {
+      throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+        problem: '--agent-registry takes the path of a registry.json file or its https URL',
+      });
+    }
+    return { agentRegistry: resolve(value) };
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const http = url?.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+  if (!url || (url.protocol !== 'https:' && !http)) {
+    throw new TuttiError('TUTTI_ERR_DAEMON_BAD_ARGUMENT', {
+      problem:
+        '--agent-registry takes a file path or an https URL (http only on 127.0.0.1), e.g. https://example.com/registry.json',
+    });
+  }
+  return { agentRegistry: url.href };
 }
 
 /** The sample ratio the OTEL sampler variables ask for; a sampler tuttid cannot follow is refused. */

@@ -207,6 +207,7 @@ export async function main(argv: readonly string[]): Promise<Daemon | undefined>
       tracing: args.tracing,
       audit: args.audit,
       ...(args.oauthClientMetadataUrl && { oauthClientMetadataUrl: args.oauthClientMetadataUrl }),
+      ...(args.agentRegistry && { agentRegistry: args.agentRegistry }),
       repoRoot,
       nodeModules: [join(repoRoot, 'node_modules')],
     });

@@ -56,6 +56,11 @@ export interface DaemonOptions {
   readonly maxParkedCalls?: number;
   /** The same, per session token (default 4). */
   readonly maxParkedCallsPerToken?: number;
+  /**
+   * File path or URL of an ACP agent registry index (`registry.json`), where
+   * `POST /v1/agents/install {"id"}` looks agents up (`tuttid --agent-registry`).
+   */
+  readonly agentRegistry?: string;
   /** Caps on one installed release (default 256 MiB of files, 100,000 entries). */
   readonly releaseLimits?: Partial<ReleaseLimits>;
   /**

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { createAgentInstaller } from '../agents/index.js';
 import { createTokenService, type TokenService } from '../auth/index.js';
 import { type Dashboard, registerDashboard } from '../dashboard/index.js';
 import { TuttiError } from '../errors/index.js';
@@ -45,6 +46,7 @@ import {
 } from './daemon-file.js';
 import { acquireHomeLock } from './home-lock.js';
 import { restorePreviousSessions } from './restore-sessions.js';
+import { registerAgentEndpoints } from './agent-endpoints.js';
 import { registerAuditEndpoint } from './audit-endpoint.js';
 import { createCallRecorder } from './call-recorder.js';
 import { openObservers } from './daemon-observe.js';
@@ -265,9 +267,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     // A shutdown keeps what daemon-driven sessions need to come back at the next start.
     cleanups.push(() => host.suspend());
+    // Agents installed from the ACP registry or a signed extension, in <home>/agents.
+    const agents = createAgentInstaller({
+      home,
+      ...(options.agentRegistry !== undefined && { registryIndex: options.agentRegistry }),
+      logger: logger.child({ component: 'agents' }),
+      env: process.env,
+    });
     // Plugins load while the connectors start: neither waits for the other.
     const loadingPlugins = discoverAndLoadPlugins(host, {
       logger: logger.child({ component: 'plugins' }),
+      installedAgents: agents.feed,
       ...(options.repoRoot && { repoRoot: options.repoRoot }),
       ...(options.nodeModules && { nodeModules: options.nodeModules }),
       home,
@@ -303,6 +313,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     registerControlEndpoints(app, { store, registry, runtime, metrics, oauth, sandbox });
     registerSignInEndpoints(app, { store, runtime, oauth });
     registerSessionEndpoints(app, host);
+    registerAgentEndpoints(app, agents, host);
     registerTurnEndpoints(app, host);
     registerEventsEndpoint(app, events);
     registerAuditEndpoint(app, audit);

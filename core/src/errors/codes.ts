@@ -661,7 +661,7 @@ export const ERROR_CODES = Object.freeze({
   },
   TUTTI_ERR_DAEMON_BAD_ARGUMENT: {
     message:
-      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--log-file-size BYTES] [--log-file-count N] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N] [--max-release-mb N], or tuttid status (or dashboard) [--home DIR] [--json]; `tuttid --help` says what each does.',
+      'tuttid: {problem}. Usage: tuttid [--home DIR] [--no-demo] [--json] [--log-level L] [--log-file-size BYTES] [--log-file-count N] [--port N] [--control-port N] [--mcp-body-limit BYTES] [--control-body-limit BYTES] [--max-listen-streams N] [--max-argument-depth N] [--agent-timeout MS] [--permission-timeout MS] [--max-sessions N] [--max-release-mb N] [--agent-registry INDEX], or tuttid status (or dashboard) [--home DIR] [--json]; `tuttid --help` says what each does.',
     status: 400,
   },
   TUTTI_ERR_HOME_TOO_NEW: {

@@ -2,7 +2,8 @@
  * Reads agent descriptor files: JSON, checked against the descriptor schema, the command
  * resolved (a package's bin, or a name on PATH) and the descriptor turned into what the
  * generic ACP engine runs. Each file that cannot be used is refused on its own, with the
- * field and the fix; the others load.
+ * field and the fix; the others load. A descriptor without a command extends an installed
+ * agent (its id or `registryIds`): it is kept, waiting for that agent.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,13 +15,33 @@ import {
   descriptorProblem,
 } from './descriptor-schema.js';
 
-/** One file's outcome. */
+/**
+ * One file's outcome: runnable on its own (`descriptor`), waiting for an installed agent it
+ * extends (no command), or refused (`error`). `parsed` is there whenever the file passed the
+ * schema, also when only its command was not found: it may still extend an installed agent.
+ */
 export type DescriptorLoad =
-  | { readonly file: string; readonly descriptor: AcpAgentDescriptor; readonly title: string }
-  | { readonly file: string; readonly error: TuttiError };
+  | {
+      readonly file: string;
+      readonly parsed: AgentDescriptorFile;
+      readonly descriptor: AcpAgentDescriptor;
+      readonly title: string;
+    }
+  | { readonly file: string; readonly parsed: AgentDescriptorFile; readonly waits: true }
+  | { readonly file: string; readonly parsed?: AgentDescriptorFile; readonly error: TuttiError };
+
+/** The parsed descriptor of `load`, when the file passed the schema. */
+export function parsedOf(load: DescriptorLoad): AgentDescriptorFile | undefined {
+  return 'parsed' in load ? load.parsed : undefined;
+}
+
+/** True when `file` extends the installed agent `id` (by its own id or its `registryIds`). */
+export function extendsAgent(file: AgentDescriptorFile, id: string): boolean {
+  return file.id === id || file.registryIds.includes(id);
+}
 
 /** The command of `descriptor`, as a path, or why it cannot be found. */
-function resolveCommand(
+export function resolveCommand(
   command: NonNullable<AgentDescriptorFile['command']>,
   path: string | undefined,
 ): Promise<{ command: string } | { problem: string }> {
@@ -47,38 +68,46 @@ export function engineDescriptor(file: AgentDescriptorFile, command: string): Ac
   };
 }
 
+/** TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR of `file`: its `field` and the fix. */
+export function badDescriptor(file: string, field: string, problem: string): TuttiError {
+  return new TuttiError('TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR', { file, field, problem });
+}
+
+/** Reads one descriptor file and checks it against the schema (its command is not looked up). */
+export async function readDescriptorFile(
+  file: string,
+): Promise<{ readonly parsed: AgentDescriptorFile } | { readonly error: TuttiError }> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    const problem = `it is not JSON (${(error as Error).message}): fix the file`;
+    return { error: badDescriptor(file, '(file)', problem) };
+  }
+  const parsed = agentDescriptorSchema.safeParse(json);
+  if (parsed.success) return { parsed: parsed.data };
+  const { field, problem } = descriptorProblem(parsed.error);
+  return { error: badDescriptor(file, field, problem) };
+}
+
 /** Reads and checks one descriptor file. */
 export async function loadDescriptor(
   file: string,
   path = process.env.PATH,
 ): Promise<DescriptorLoad> {
-  const refuse = (field: string, problem: string): DescriptorLoad => ({
-    file,
-    error: new TuttiError('TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR', { file, field, problem }),
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    return refuse('(file)', `it is not JSON (${(error as Error).message}): fix the file`);
+  const read = await readDescriptorFile(file);
+  if ('error' in read) return { file, error: read.error };
+  const { parsed } = read;
+  if (parsed.command === undefined) return { file, parsed, waits: true };
+  const resolved = await resolveCommand(parsed.command, path);
+  if ('problem' in resolved) {
+    return { file, parsed, error: badDescriptor(file, 'command', resolved.problem) };
   }
-  const parsed = agentDescriptorSchema.safeParse(json);
-  if (!parsed.success) {
-    const { field, problem } = descriptorProblem(parsed.error);
-    return refuse(field, problem);
-  }
-  if (parsed.data.command === undefined) {
-    return refuse(
-      'command',
-      'missing: add the command, or install the registry agent this descriptor extends (registryIds)',
-    );
-  }
-  const resolved = await resolveCommand(parsed.data.command, path);
-  if ('problem' in resolved) return refuse('command', resolved.problem);
   return {
     file,
-    descriptor: engineDescriptor(parsed.data, resolved.command),
-    title: parsed.data.name,
+    parsed,
+    descriptor: engineDescriptor(parsed, resolved.command),
+    title: parsed.name,
   };
 }
 
