@@ -174,3 +174,26 @@ export type ToolCallOutcome = AuditOutcome;
  * page never shows.
  */
 export type ToolCallRecord = Omit<AuditRecord, 'arguments' | 'result'>;
+
+/**
+ * One installed ACP agent (`GET /dashboard/api/agents`, see docs/control-api.md#agents):
+ * core's `AgentListing` (core/src/agents/types.ts, which the page cannot import: it names
+ * Node's types) with whether sessions can use it (its provider is registered, else why not).
+ */
+export interface Agent {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly version: string;
+  readonly source: 'registry' | 'extension';
+  /** The verified extension: its pinned version, its agent key and the files it declared. */
+  readonly extension?: {
+    readonly version: string;
+    readonly agent: string;
+    readonly files: readonly string[];
+  };
+  readonly provider: { readonly registered: boolean; readonly problem?: string };
+  /** Bytes on disk under `<home>/agents/<id>/`. */
+  readonly sizeBytes: number;
+  readonly installedAt: string;
+}

@@ -30,3 +30,9 @@ export function timeOf(at: number | string): HTMLTimeElement {
   const date = new Date(at);
   return h('time', { datetime: date.toISOString() }, date.toLocaleTimeString());
 }
+
+/** A `<time>` of an instant with its date, in local time. */
+export function dateTimeOf(at: number | string): HTMLTimeElement {
+  const date = new Date(at);
+  return h('time', { datetime: date.toISOString() }, date.toLocaleString());
+}

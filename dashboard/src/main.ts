@@ -1,10 +1,14 @@
 /**
  * The dashboard page: signs in with the one-time code of the login link (credential.ts),
- * shows one view at a time (connectors, one connector's tools, sessions, tool calls, live
- * events) and keeps every view current from the daemon's event stream, without a reload
- * (the tool calls view reads on by itself while shown: no event carries a call).
+ * shows one view at a time (connectors, one connector's tools, installed agents, sessions,
+ * tool calls, live events) and keeps every view current from the daemon's event stream,
+ * without a reload (the tool calls view reads on by itself while shown: no event carries a
+ * call; the installed agents are read only while their view is shown, since each read
+ * measures their size on disk).
  */
+import { agentsView } from './agents-view';
 import {
+  type Agent,
   ApiError,
   type Connector,
   call,
@@ -26,7 +30,7 @@ import { toolCallsView } from './tool-calls-view';
 import { toolsView } from './tools-view';
 import './style.css';
 
-type View = 'connectors' | 'sessions' | 'calls' | 'events' | { tools: string };
+type View = 'connectors' | 'agents' | 'sessions' | 'calls' | 'events' | { tools: string };
 
 // The login code leaves the address bar and the tab's history before anything else runs.
 const loginCode = takeLoginCode();
@@ -49,6 +53,8 @@ const state = {
   /** How the daemon isolates connector servers, when its answer says. */
   sandbox: undefined as DaemonSandbox | undefined,
   tools: [] as Tool[],
+  /** The installed agents, once read (only while their view is shown). */
+  agents: undefined as Agent[] | undefined,
   sessions: [] as Session[],
   /** What the agents of live sessions are asked and nobody answered yet. */
   elicitations: [] as PendingElicitation[],
@@ -69,6 +75,7 @@ const host = {
 };
 const connectors = connectorsView(host);
 const calls = toolCallsView(host);
+const agents = agentsView(host);
 
 /** Shows `title`, why, and how to get a new login link; hides the views. */
 function showSignedOut(title: string, why?: string): void {
@@ -115,6 +122,10 @@ function render(): void {
     connectors.update(state.connectors, state.sandbox);
     if (main.firstElementChild !== connectors.element) main.replaceChildren(connectors.element);
     shown = '';
+  } else if (view === 'agents') {
+    agents.update(state.agents);
+    if (main.firstElementChild !== agents.element) main.replaceChildren(agents.element);
+    shown = '';
   } else if (view === 'sessions') {
     redraw(['sessions', state.sessions, state.elicitations, state.toolsVersion], () =>
       sessionsView(state.sessions, state.toolsVersion, host, state.elicitations),
@@ -159,7 +170,7 @@ async function refresh(): Promise<void> {
   // A listing that never answers must not hold every later refresh behind it.
   const signal = AbortSignal.timeout(REFRESH_TIMEOUT_MS);
   try {
-    const [list, tools, sessions, asked] = await Promise.all([
+    const [list, tools, sessions, asked, installed] = await Promise.all([
       call<{ connectors: Connector[]; sandbox?: DaemonSandbox }>(
         'GET',
         '/connectors',
@@ -169,6 +180,9 @@ async function refresh(): Promise<void> {
       call<{ tools: Tool[]; version: number }>('GET', '/tools', undefined, signal),
       call<{ sessions: Session[]; toolsVersion: number }>('GET', '/sessions', undefined, signal),
       call<{ elicitations: PendingElicitation[] }>('GET', '/elicitations', undefined, signal),
+      state.view === 'agents'
+        ? call<{ agents: Agent[] }>('GET', '/agents', undefined, signal)
+        : undefined,
     ]);
     state.connectors = list.connectors;
     state.sandbox = list.sandbox;
@@ -176,6 +190,7 @@ async function refresh(): Promise<void> {
     state.sessions = sessions.sessions;
     state.elicitations = asked.elicitations;
     state.toolsVersion = sessions.toolsVersion;
+    if (installed) state.agents = installed.agents;
     render();
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TUTTI_ERR_DASHBOARD_SIGNED_OUT') return;

@@ -485,6 +485,8 @@ describe('the dashboard in a browser', () => {
     };
     await backTo('Connectors');
     await page.keyboard.press('Tab');
+    expect(await focused()).toBe('BUTTON Agents');
+    await page.keyboard.press('Tab');
     expect(await focused()).toBe('BUTTON Sessions');
     await page.keyboard.press('Enter');
     await expect.poll(focused, WAIT).toBe('H2 Agent sessions');

@@ -3,8 +3,8 @@
  * endpoint of the same name in-process, with the daemon's own control token (which never
  * leaves the daemon), so answers and errors are the control API's (the audit trail of tool
  * calls included, asked with the page's query string as it came, and answered without
- * captured values); plus the tool list and the event stream, which ends when the session
- * that opened it does.
+ * captured values, and the installed agents: list, install, remove); plus the tool list and
+ * the event stream, which ends when the session that opened it does.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { streamEvents } from '../daemon/events-endpoint.js';
@@ -149,6 +149,14 @@ export function registerApiRoutes(
   );
   api('DELETE', '/connectors/:key/credentials', (request, reply) =>
     forward(reply, 'DELETE', `/v1/connectors/${param(request, 'key')}/credentials`),
+  );
+  // The installed ACP agents (the Agents view): list, install (which may take a minute) and remove.
+  api('GET', '/agents', (_request, reply) => forward(reply, 'GET', '/v1/agents'));
+  api('POST', '/agents/install', (request, reply) =>
+    forward(reply, 'POST', '/v1/agents/install', request.body ?? {}),
+  );
+  api('DELETE', '/agents/:id', (request, reply) =>
+    forward(reply, 'DELETE', `/v1/agents/${param(request, 'id')}`),
   );
   api('POST', '/sessions/:id/restart', (request, reply) =>
     forward(reply, 'POST', `/v1/sessions/${param(request, 'id')}/restart`),
