@@ -9,6 +9,21 @@
  * to `dist/`.
  */
 export {
+  type Archive,
+  binaryAgentArchive,
+  binaryEntry,
+  type ExtensionSpec,
+  npxEntry,
+  platformKey,
+  type PublisherKeys,
+  publisherKeys,
+  RECORDING_AGENT_DIR,
+  RECORDING_AGENT_PACKAGE,
+  type SignedExtension,
+  sha256Of,
+  signedExtension,
+} from './agent-packages.js';
+export {
   copyHomeFixture,
   homeSnapshot,
   type ServedByHome,
@@ -20,6 +35,7 @@ export {
   type McpRequestOptions,
   mcpRequest,
 } from './mcp-request.js';
+export { type NpmMirror, type NpmMirrorOptions, startNpmMirror } from './npm-mirror.js';
 export {
   AUDIT_PLUGIN,
   CODEX_BIN,
@@ -47,5 +63,6 @@ export {
   UPSTREAM_FIXTURES,
 } from './paths.js';
 export { fixtureCopy, type ReleaseSpec, writeRelease } from './releases.js';
+export { type TarEntry, tarGz } from './tar-fixtures.js';
 export { cleanUp, type TempHomes, tempDir, tempHomes } from './temp-dirs.js';
 export { WAIT, WAIT_BOUND_MS } from './waits.js';
