@@ -122,6 +122,18 @@ describe('agents installed from registry entries, through tuttid', () => {
     expect(row.sizeBytes).toBeGreaterThan(0);
     expect(existsSync(join(agentsDir, 'recording-agent', 'installed.json'))).toBe(true);
 
+    // No descriptor makes this agent ask before its tools run: it is refused the modes it
+    // cannot honour (the default is "ask"), before anything starts.
+    const asking = await agents.daemon.control('POST', '/v1/sessions', {
+      provider: 'recording-agent',
+      workspaceId: 'ws-asking',
+      cwd: agents.agentEnv.cwd,
+    });
+    expect(asking).toMatchObject({
+      status: 422,
+      body: { error: { code: 'TUTTI_ERR_SESSION_PERMISSIONS_UNSUPPORTED' } },
+    });
+
     const log = join(agents.agentEnv.root, 'npx-agent.jsonl');
     const info = await startRecorded('recording-agent', log);
     const session = (await recorded(log)).find((line) => line.kind === 'session/new');
@@ -159,7 +171,10 @@ describe('agents installed from registry entries, through tuttid', () => {
       cwd: agents.agentEnv.cwd,
       permissions: 'agent',
     });
-    expect(refused.status).not.toBe(200);
+    expect(refused).toMatchObject({
+      status: 404,
+      body: { error: { code: 'TUTTI_ERR_SESSION_UNKNOWN_PROVIDER' } },
+    });
   }, 120_000);
 
   it('installs a binary entry only with its pinned SHA-256, runs it and reaps it at session close', async () => {
