@@ -95,6 +95,7 @@ export { createSkillPlugin, skillFolders } from './skills/skill-plugin-folder.js
 
 // Plugins.
 export { definePlugin, type PluginHost, type TuttiPlugin } from './plugins/plugin-contract.js';
+export { variableLoadsCode } from './agents/code-variables.js';
 
 // The daemon entry.
 export { type Daemon, type DaemonOptions, startDaemon } from './daemon/daemon.js';

@@ -42,6 +42,8 @@ const DESCRIPTOR = {
     mode: 'adds',
     user: ['$RECORDING_USER_DIR'],
     copy: ['config.yaml'],
+    // A static file of the package itself, written into the home.
+    seed: { 'profile.yaml': { file: 'profiles/reviewer.yaml' } },
   },
   skills: {
     via: 'home',
@@ -64,7 +66,10 @@ describe('signed agent extensions, through tuttid', () => {
       agent: 'recording-agent',
       version: '1.0.0',
       descriptor: DESCRIPTOR,
-      files: { 'README.txt': 'The recording agent with a session home.\n' },
+      files: {
+        'README.txt': 'The recording agent with a session home.\n',
+        'profiles/reviewer.yaml': 'profile: reviewer # from the package\n',
+      },
       entry: binaryEntry('recording-agent', `${files.url}/recording-agent.tar.gz`, archive.sha256, {
         args: ['--extended'],
       }),
@@ -99,7 +104,11 @@ describe('signed agent extensions, through tuttid', () => {
       {
         id: 'recording-agent',
         source: 'extension',
-        extension: { version: '1.0.0', agent: 'recording-agent', files: ['README.txt'] },
+        extension: {
+          version: '1.0.0',
+          agent: 'recording-agent',
+          files: ['README.txt', 'profiles/reviewer.yaml'],
+        },
         provider: { registered: true },
       },
     ]);
@@ -135,6 +144,7 @@ describe('signed agent extensions, through tuttid', () => {
     expect(home.files).toEqual(
       expect.arrayContaining(['AGENTS.md', 'config.yaml', 'skills/', 'skills/first-notes@']),
     );
+    expect(home.yaml['profile.yaml']).toBe('profile: reviewer # from the package\n');
     const config: string = home.yaml['config.yaml'];
     expect(config).toContain('# the user config');
     expect(config).toContain('model: user-model');

@@ -19,7 +19,7 @@ import {
 } from './plugin-contract.js';
 
 /** The host plugins are applied to; `AgentSessionHost` is one. */
-export interface LoaderHost extends Omit<PluginHost, 'removeProvider'> {
+export interface LoaderHost extends Omit<PluginHost, 'removeProvider' | 'hasProvider'> {
   /** Removes a registered provider; false when there was none of that name. */
   removeProvider(name: string): boolean;
   listProviders(): readonly { name: string }[];
@@ -132,6 +132,9 @@ export async function applyPlugin(
       owned.add(provider.name);
       return hooks;
     },
+    hasProvider: (name: string) =>
+      staged.some((provider) => provider.name === name) ||
+      host.listProviders().some((provider) => provider.name === name),
     removeProvider: (name: string) => {
       if (!owned.has(name)) return false;
       owned.delete(name);

@@ -39,6 +39,12 @@ export interface PluginHost {
    * sessions of that name are refused, running ones keep going. False when it had none.
    */
   removeProvider(name: string): boolean;
+  /**
+   * Whether a provider of that name is registered, by any plugin (or staged by this one):
+   * a name another plugin holds cannot be registered, and asking first keeps one plugin's
+   * clash (an installed agent named like another plugin's provider) from failing it whole.
+   */
+  hasProvider(name: string): boolean;
 }
 
 /** A tutti plugin. */

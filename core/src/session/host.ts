@@ -91,6 +91,11 @@ export class AgentSessionHost {
     return this.#providers.remove(name);
   }
 
+  /** Whether a provider of that name is registered. */
+  hasProvider(name: string): boolean {
+    return this.#providers.get(name) !== undefined;
+  }
+
   /** Names and capabilities of the registered providers, derived from what each implements. */
   listProviders(): { name: string; capabilities: ProviderCapabilities }[] {
     return this.#providers.list();

@@ -5,7 +5,7 @@
  * id, and gets the descriptor that extends it). Every change (an install, a removal, a
  * user file written or deleted) re-decides only the names it touches, one change at a time.
  */
-import type { InstalledAgent, PluginHost } from '@tutti/core';
+import { type InstalledAgent, type PluginHost, TuttiError } from '@tutti/core';
 import { createAcpProvider } from '@tutti/provider-acp';
 import { type ExtendingDescriptors, installedAgentDescriptor } from './installed-providers.js';
 import { type DescriptorLoad, extendsAgent, parsedOf } from './load-descriptors.js';
@@ -117,11 +117,20 @@ export class AgentProviders {
     const runnable = (loads: Iterable<DescriptorLoad>) =>
       [...loads].find((load) => 'descriptor' in load && load.parsed.id === name);
     const load = runnable(this.#user.values()) ?? runnable(this.#shipped);
-    if (load && 'descriptor' in load) this.#register(load.descriptor);
-    else if (this.#registered.delete(name)) this.#host.removeProvider(name);
+    try {
+      if (load && 'descriptor' in load) this.#register(load.descriptor);
+      else if (this.#registered.delete(name)) this.#host.removeProvider(name);
+    } catch (error) {
+      const { code, message } = error as { code?: string; message: string };
+      this.#host.logger?.warn({ descriptor: name, code }, message);
+    }
   }
 
   #register(descriptor: Parameters<typeof createAcpProvider>[0]): void {
+    if (!this.#registered.has(descriptor.name) && this.#host.hasProvider(descriptor.name)) {
+      // Another plugin's provider has this name: never a clash that fails this plugin.
+      throw new TuttiError('TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER', { provider: descriptor.name });
+    }
     const provider = createAcpProvider(descriptor, { logger: this.#host.logger });
     this.#host.registerProvider(provider, { replace: this.#registered.has(descriptor.name) });
     this.#registered.add(descriptor.name);

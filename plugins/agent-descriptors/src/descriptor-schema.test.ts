@@ -263,6 +263,23 @@ describe('the overlay fields', () => {
   });
 
   it.each([
+    ['env', 'NODE_OPTIONS'],
+    ['env', 'ld_preload'],
+    ['env', 'GIT_SSH_COMMAND'],
+    ['env', 'EDITOR'],
+    ['env', 'PYTHONSTARTUP'],
+    ['settings.trust.env', 'npm_config_registry'],
+  ])('refuses a descriptor %s that sets %s, which loads other code', (where, name) => {
+    const descriptor =
+      where === 'env'
+        ? { ...withHome({}), env: { [name]: 'x' } }
+        : { ...withHome({}), settings: { trust: { description: 'Trust', env: { [name]: 'x' } } } };
+    expect(refusal(descriptor)).toContain(
+      `${where}.${name}: this variable makes the agent, or a program it runs, load or run other code`,
+    );
+  });
+
+  it.each([
     [
       'a file that is not YAML',
       { file: 'config.json', key: 'skills' },

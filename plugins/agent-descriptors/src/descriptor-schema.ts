@@ -321,7 +321,10 @@ export function descriptorProblem(error: z.ZodError): { field: string; problem: 
   const issue = error.issues[0];
   const field = issue?.path.length ? issue.path.join('.') : '(descriptor)';
   let problem = issue?.message ?? 'not valid';
-  if (issue?.code === 'unrecognized_keys') {
+  if (issue?.code === 'invalid_key') {
+    // A record key that failed its own check: say that check's message, not zod's.
+    problem = issue.issues[0]?.message ?? problem;
+  } else if (issue?.code === 'unrecognized_keys') {
     problem = `unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')}: remove it (docs/agent-descriptors.md lists the fields)`;
   } else if (issue && missing(issue)) {
     problem = 'missing: add it (docs/agent-descriptors.md says what it holds)';

@@ -4,6 +4,7 @@
  * the entries copied from the user's folder (never a credential) and the `home` object.
  */
 import { isAbsolute, normalize } from 'node:path';
+import { variableLoadsCode } from '@tutti/core';
 import { credentialSegment } from '@tutti/provider-acp';
 import { z } from 'zod';
 
@@ -20,16 +21,10 @@ export const insideHome = (what: string) =>
 export const envName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name ([A-Za-z_][A-Za-z0-9_]*)');
-/**
- * Variables that make a program load code it was not started with (a preload, a module
- * path, startup options): never set by a descriptor, which is data, nor by an extension.
- */
-const CODE_VARIABLES =
-  /^(PATH|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|BASH_ENV|ENV|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|LD_\w*|DYLD_\w*)$/i;
 export const env = z.record(
   envName.refine(
-    (name) => !CODE_VARIABLES.test(name),
-    'this variable makes the agent load other code (a preload, a module path or startup options): a descriptor sets switches only; remove it',
+    (name) => !variableLoadsCode(name),
+    'this variable makes the agent, or a program it runs, load or run other code (a preload, a module path, startup options, a command such as an editor or a git helper): a descriptor sets switches only; remove it',
   ),
   z.string(),
 );
@@ -92,9 +87,24 @@ export const home = z
       .default([])
       .describe('Entries the agent writes and needs later: kept in the user folder, linked.'),
     seed: z
-      .record(insideHome('a seeded file'), z.string())
+      .record(
+        insideHome('a seeded file'),
+        z.union([
+          z.string(),
+          z
+            .object({
+              file: z
+                .string()
+                .min(1)
+                .describe('A file the signed extension declared, by its path in the package.'),
+            })
+            .strict(),
+        ]),
+      )
       .default({})
-      .describe('Files written into the home; a name ending in "/" is a folder.'),
+      .describe(
+        'Files written into the home (a name ending in "/" is a folder): the text, or {"file"} of a signed extension\'s package.',
+      ),
     subdir: insideHome('home.subdir')
       .optional()
       .describe(

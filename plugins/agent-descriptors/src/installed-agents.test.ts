@@ -53,7 +53,11 @@ function agent(home: string, id: string, run?: Partial<InstalledAgent['run']>): 
 }
 
 /** The plugin applied on a real host with `feed`, and the providers it registered. */
-async function applied(feed: InstalledAgentsFeed, userDescriptors: Record<string, unknown> = {}) {
+async function applied(
+  feed: InstalledAgentsFeed,
+  userDescriptors: Record<string, unknown> = {},
+  otherProviders: readonly string[] = [],
+) {
   const root = await mkdtemp(join(tmpdir(), 'tutti-installed-agents-'));
   cleanups.push(() => rm(root, { recursive: true, force: true }));
   const home = join(root, 'home');
@@ -87,6 +91,19 @@ async function applied(feed: InstalledAgentsFeed, userDescriptors: Record<string
       return host.removeProvider(name);
     },
   };
+  for (const other of otherProviders) {
+    host.registerProvider({
+      name: other,
+      flags: { httpMcp: false, listChanged: false },
+      project: () => ({}),
+      bindingsIn: () => [],
+      driver: () => ({
+        open: async () => {
+          throw new Error('never opened');
+        },
+      }),
+    });
+  }
   const result = await applyPlugin(
     loader,
     plugin,
@@ -258,5 +275,101 @@ describe('installed agents as providers', () => {
     });
     expect(providers.get('ext-agent')?.launch?.env).toEqual({ FROM_EXTENSION: '1' });
     expect(providers.get('ext-agent')?.flags.listChanged).toBe(true);
+  });
+  it('leaves another plugin its provider when an installed agent has the same name, and applies whole', async () => {
+    const { feed, send } = fakeFeed([agent('/tutti-home', 'codex')]);
+    const { home, providers, logs } = await applied(feed, {}, ['codex']);
+    // The agent-descriptors plugin applied (every shipped agent is there) and warned.
+    expect(providers.has('opencode')).toBe(true);
+    expect(providers.has('codex')).toBe(false);
+    expect(logs).toContainEqual({
+      level: 'warn',
+      message: expect.stringContaining('"codex" is already registered'),
+    });
+    // An install of that name is refused (and undone by the installer).
+    const refusal = await send({ kind: 'installed', agent: agent(home, 'codex') }).catch(
+      (error) => error,
+    );
+    expect(isTuttiError(refusal, 'TUTTI_ERR_PLUGIN_DUPLICATE_PROVIDER')).toBe(true);
+  });
+
+  it('refuses an extension whose descriptor names a program of its own, or that has no registry runtime', async () => {
+    const { feed, send } = fakeFeed();
+    const { home } = await applied(feed);
+    const dir = join(home, 'agents', 'ext-agent', 'extension', '1.0.0');
+    await mkdir(dir, { recursive: true });
+    const descriptor = join(dir, 'descriptor.json');
+    const extension = { version: '1.0.0', dir, descriptor, files: [] };
+    await writeFile(descriptor, JSON.stringify({ id: 'ext-agent', name: 'Ext', command: 'sh' }));
+    const named = await send({
+      kind: 'installed',
+      agent: { ...agent(home, 'ext-agent'), source: 'extension', extension },
+    }).catch((error) => error);
+    expect(named.details).toMatchObject({ file: descriptor, field: 'command' });
+
+    await writeFile(descriptor, JSON.stringify({ id: 'ext-agent', name: 'Ext' }));
+    const { run: _run, ...runless } = agent(home, 'ext-agent');
+    const bare = await send({
+      kind: 'installed',
+      agent: { ...runless, source: 'extension', extension },
+    }).catch((error) => error);
+    expect(isTuttiError(bare, 'TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR')).toBe(true);
+    expect(bare.details.field).toBe('command');
+  });
+
+  it("seeds the session home with the extension package's declared files, and only those", async () => {
+    const { feed, send } = fakeFeed();
+    const { home, providers } = await applied(feed);
+    const dir = join(home, 'agents', 'ext-agent', 'extension', '1.0.0');
+    await mkdir(join(dir, 'home'), { recursive: true });
+    await writeFile(join(dir, 'home', 'profile.yaml'), 'profile: reviewer\n');
+    await writeFile(join(dir, 'home', 'undeclared.yaml'), 'x: 1\n');
+    const descriptor = join(dir, 'descriptor.json');
+    const withSeed = (file: string) =>
+      JSON.stringify({
+        id: 'ext-agent',
+        name: 'Ext',
+        home: {
+          env: 'EXT_HOME',
+          mode: 'adds',
+          user: ['~/.ext'],
+          seed: { 'profile.yaml': { file }, 'inline.txt': 'inline' },
+        },
+      });
+    const installed = {
+      ...agent(home, 'ext-agent'),
+      source: 'extension' as const,
+      extension: { version: '1.0.0', dir, descriptor, files: ['home/profile.yaml'] },
+    };
+    await writeFile(descriptor, withSeed('home/profile.yaml'));
+    await send({ kind: 'installed', agent: installed });
+    expect(providers.has('ext-agent')).toBe(true);
+
+    for (const file of ['home/undeclared.yaml', '../../../../etc/passwd']) {
+      await writeFile(descriptor, withSeed(file));
+      const refusal = await send({ kind: 'installed', agent: installed }).catch((error) => error);
+      expect(refusal.details, file).toMatchObject({ field: 'home.seed.profile.yaml' });
+    }
+  });
+
+  it('refuses a user descriptor that seeds from a package file', async () => {
+    const { feed } = fakeFeed();
+    const mine = {
+      id: 'my-agent',
+      name: 'Mine',
+      command: process.execPath,
+      home: {
+        env: 'MY_HOME',
+        mode: 'adds',
+        user: ['~/.mine'],
+        seed: { 'a.txt': { file: 'a.txt' } },
+      },
+    };
+    const { providers, logs } = await applied(feed, { 'my-agent.json': mine });
+    expect(providers.has('my-agent')).toBe(false);
+    expect(logs).toContainEqual({
+      level: 'warn',
+      message: expect.stringContaining('home.seed.a.txt: only a signed extension'),
+    });
   });
 });

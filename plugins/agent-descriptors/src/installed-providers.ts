@@ -20,6 +20,7 @@ import {
   readDescriptorFile,
   resolveCommand,
 } from './load-descriptors.js';
+import { withExtensionSeeds } from './extension-seeds.js';
 
 /** The descriptors an installed agent may be extended by, in the order they are searched. */
 export interface ExtendingDescriptors {
@@ -48,10 +49,15 @@ export function extendingDescriptor(
   return usable.find((chosen) => chosen.parsed.id === id) ?? usable[0];
 }
 
-/** The extension's descriptor, checked: it must parse and name the agent's id. */
+/**
+ * The extension's descriptor, checked: it must parse, name the agent's id and no command of
+ * its own (an extension is data: the program is the one its registry entry installed); its
+ * `{file}` seeds are read from the package.
+ */
 async function extensionDescriptor(agent: InstalledAgent): Promise<Chosen | undefined> {
-  const file = agent.extension?.descriptor;
-  if (file === undefined) return undefined;
+  const extension = agent.extension;
+  if (extension === undefined) return undefined;
+  const file = extension.descriptor;
   const read = await readDescriptorFile(file);
   if ('error' in read) throw read.error;
   if (read.parsed.id !== agent.id) {
@@ -61,7 +67,14 @@ async function extensionDescriptor(agent: InstalledAgent): Promise<Chosen | unde
       `"${read.parsed.id}" is not the agent it extends ("${agent.id}"): an extension's descriptor has the id of its agent`,
     );
   }
-  return { file, parsed: read.parsed };
+  if (read.parsed.command !== undefined || !agent.run) {
+    throw badDescriptor(
+      file,
+      'command',
+      `an extension names no program of its own: agent "${agent.id}" runs what its registry entry installed. Remove "command", and put the entry in tutti-extension.json ("entry") or install the agent from its registry entry first`,
+    );
+  }
+  return { file, parsed: await withExtensionSeeds(read.parsed, extension, file) };
 }
 
 /** The descriptor that extends `agent`, or undefined for generic ACP defaults. */

@@ -59,13 +59,30 @@ export function engineDescriptor(file: AgentDescriptorFile, command: string): Ac
     ...(file.liveReload === false ? { liveReload: false } : {}),
     ...(file.timeouts.initializeMs ? { initializeTimeoutMs: file.timeouts.initializeMs } : {}),
     ...(file.timeouts.requestMs ? { requestTimeoutMs: file.timeouts.requestMs } : {}),
-    ...(file.home ? { home: file.home } : {}),
+    ...(file.home ? { home: { ...file.home, seed: textSeeds(file.home.seed) } } : {}),
     skills: file.skills as AcpAgentDescriptor['skills'] & object,
     guidance: file.guidance as AcpAgentDescriptor['guidance'] & object,
     settings: file.settings,
     ...(file.sessionMode ? { sessionMode: file.sessionMode } : {}),
     ...(file.permissions ? { permissions: file.permissions } : {}),
   };
+}
+
+/** The home's seeds as text: a `{file}` seed is an extension's, read before (see extension-seeds.ts). */
+function textSeeds(
+  seeds: NonNullable<AgentDescriptorFile['home']>['seed'],
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(seeds).map(([name, seed]) => {
+      if (typeof seed !== 'string') throw new Error(`home.seed.${name} was not read`);
+      return [name, seed];
+    }),
+  );
+}
+
+/** The first `home.seed` that names a package file, if any (only an extension's may). */
+export function fileSeedOf(parsed: AgentDescriptorFile): string | undefined {
+  return Object.entries(parsed.home?.seed ?? {}).find(([, seed]) => typeof seed !== 'string')?.[0];
 }
 
 /** TUTTI_ERR_PLUGIN_BAD_DESCRIPTOR of `file`: its `field` and the fix. */
@@ -98,6 +115,12 @@ export async function loadDescriptor(
   const read = await readDescriptorFile(file);
   if ('error' in read) return { file, error: read.error };
   const { parsed } = read;
+  const fileSeed = fileSeedOf(parsed);
+  if (fileSeed !== undefined) {
+    const problem =
+      "only a signed extension's descriptor seeds a file from its package: write the text here instead";
+    return { file, error: badDescriptor(file, `home.seed.${fileSeed}`, problem) };
+  }
   if (parsed.command === undefined) return { file, parsed, waits: true };
   const resolved = await resolveCommand(parsed.command, path);
   if ('problem' in resolved) {
