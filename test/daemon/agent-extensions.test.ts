@@ -49,6 +49,8 @@ const DESCRIPTOR = {
     via: 'home',
     dir: 'skills',
     yamlList: { file: 'config.yaml', key: 'skills.external_dirs' },
+    // Like an agent that reads its config and skills only when its process starts.
+    readAt: 'start',
   },
   guidance: { via: 'home-file', file: 'AGENTS.md' },
 };
@@ -140,10 +142,13 @@ describe('signed agent extensions, through tuttid', () => {
       .find((line) => line.kind === 'session/new');
     expect(session.argv).toEqual(['--extended']);
     expect(session.tools).toContain('first_echo');
-    const home = session.home;
+    // What the agent found when its process started: the overlay was there already.
+    const home = session.homeAtStart;
     expect(home.files).toEqual(
-      expect.arrayContaining(['AGENTS.md', 'config.yaml', 'skills/', 'skills/first-notes@']),
+      expect.arrayContaining(['config.yaml', 'profile.yaml', 'skills/', 'skills/first-notes@']),
     );
+    // The guidance is read at session/new (its own readAt): written by then.
+    expect(session.home.files).toContain('AGENTS.md');
     expect(home.yaml['profile.yaml']).toBe('profile: reviewer # from the package\n');
     const config: string = home.yaml['config.yaml'];
     expect(config).toContain('# the user config');

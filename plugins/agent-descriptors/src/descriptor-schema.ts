@@ -32,6 +32,12 @@ const skills = z.discriminatedUnion('via', [
         .describe(
           "A YAML string list the bound session's skills folder is added to (skills.external_dirs of config.yaml): the home's file, a linked user file replaced by a merged copy.",
         ),
+      readAt: z
+        .enum(['session', 'start'])
+        .optional()
+        .describe(
+          'When the agent reads its skills (and the yamlList file): at session/new (default), or only when its process starts (linked and merged before the start; the agent is started again if the session turns out plain).',
+        ),
     })
     .strict(),
   z

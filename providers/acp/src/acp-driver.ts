@@ -34,6 +34,7 @@ import {
 import {
   buildAgentHome,
   linkConnectorSkills,
+  unlinkConnectorSkills,
   resetGuidance,
   writeBackFiles,
   writeGuidance,
@@ -59,6 +60,8 @@ export class AcpDriver implements SessionDriver<AcpSessionParams> {
   #pre: Materialized = {};
   /** The guidance the agent's start-read instructions file holds (undefined: none). */
   #startedWith: string | undefined;
+  /** The connector skills linked before a start-reading agent started (undefined: none). */
+  #skillsAtStart: string[] | undefined;
   #connection: AcpConnection | undefined;
   #initialize: InitializeResponse | undefined;
 
@@ -116,6 +119,15 @@ export class AcpDriver implements SessionDriver<AcpSessionParams> {
         await writeGuidance(setup.files, startRead, preview.guidance, home, this.#homeEnv());
         this.#startedWith = preview.guidance;
       }
+      // An agent that reads its skills only at start gets what a bound session would.
+      const skills = descriptor.skills;
+      if (skills?.via === 'home' && skills.readAt === 'start') {
+        const roots = (await setup.preview?.())?.skillRoots;
+        if (roots) {
+          const linked = await linkConnectorSkills(setup.files, home, skills, roots, this.#logger);
+          this.#skillsAtStart = linked;
+        }
+      }
     }
     return { env, args };
   }
@@ -156,12 +168,27 @@ export class AcpDriver implements SessionDriver<AcpSessionParams> {
         respawn = this.#connection !== undefined;
       }
     }
+    const skills = descriptor.skills ?? { via: 'none' };
+    // Skills linked before the start of a session that turned out plain are taken back.
+    if (!bound && skills.via === 'home' && home && this.#skillsAtStart?.length) {
+      await unlinkConnectorSkills(files, home, skills, this.#skillsAtStart);
+      this.#skillsAtStart = undefined;
+      respawn = this.#connection !== undefined;
+    }
     // A plain session gets no connector skills and no guidance.
     if (bound) {
-      const skills = descriptor.skills ?? { via: 'none' };
       const guidance = descriptor.guidance ?? { via: 'none' };
       if (skills.via === 'home' && home) {
-        await linkConnectorSkills(files, home, skills, runtime.skillRoots, this.#logger);
+        const linked = await linkConnectorSkills(
+          files,
+          home,
+          skills,
+          runtime.skillRoots,
+          this.#logger,
+        );
+        // A start-reading agent sees a skill only if it was there when it started.
+        if (skills.readAt === 'start' && linked.length > 0)
+          respawn = this.#connection !== undefined;
       } else if (skills.via === 'claude-plugin' && runtime.skillRoots.length > 0) {
         await files.ensure();
         await createSkillPlugin(runtime.skillRoots, { dir: join(files.dir, PLUGIN_DIR) });

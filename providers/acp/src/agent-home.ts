@@ -154,6 +154,21 @@ export async function linkConnectorSkills(
   return linked;
 }
 
+/**
+ * Takes back the connector skills `linked` before the agent started (a session read at
+ * start that turned out plain): the user's own skills stay, and so does the folder.
+ */
+export async function unlinkConnectorSkills(
+  files: SessionFiles,
+  home: AgentHome,
+  skills: Extract<SkillsDelivery, { via: 'home' }>,
+  linked: readonly string[],
+): Promise<void> {
+  for (const name of linked) {
+    await rm(join(files.dir, mirror(home), skills.dir, name), { force: true });
+  }
+}
+
 /** The text of the home's guidance file: the user's own `include` file first, if any. */
 export async function guidanceText(
   delivery: HomeFile,

@@ -148,7 +148,17 @@ export type SkillsDelivery =
    * Linked into `<home>/<dir>`, beside the user's own skills; with `yamlList`, that folder's
    * path is also added to a YAML string list of a config file of the home.
    */
-  | { readonly via: 'home'; readonly dir: string; readonly yamlList?: YamlSkillList }
+  | {
+      readonly via: 'home';
+      readonly dir: string;
+      readonly yamlList?: YamlSkillList;
+      /**
+       * `start`: the agent reads its skills (and the `yamlList` file) only when its process
+       * starts: they are linked and merged before the start from a preview of the session,
+       * and the agent is started again if the session turns out plain.
+       */
+      readonly readAt?: 'session' | 'start';
+    }
   /**
    * A Claude Code plugin folder in the session, named in `session/new` `_meta` at the dotted
    * `path` by `value` (`"{dir}"` is the folder).

@@ -28,8 +28,14 @@ const OVERLAY: Partial<AcpAgentDescriptor> = {
 };
 
 /** A scripted agent with the overlay, its user folder holding a config.yaml and a login. */
-async function overlayAgent(http: 'true' | 'false') {
-  const agent = scriptedHost({ ACP_SCRIPT_HTTP: http }, { descriptor: OVERLAY });
+async function overlayAgent(http: 'true' | 'false', descriptor = OVERLAY) {
+  const agent = scriptedHost({ ACP_SCRIPT_HTTP: http }, { descriptor });
+  // One connector skill in the connector's skill root.
+  await mkdir(join(agent.dir, 'skills', 'notes'), { recursive: true });
+  await writeFile(
+    join(agent.dir, 'skills', 'notes', 'SKILL.md'),
+    '---\nname: notes\ndescription: Notes.\n---\nTake notes.\n',
+  );
   const user = join(agent.dir, 'user-folder');
   await mkdir(user);
   await writeFile(join(user, 'config.yaml'), USER_CONFIG);
@@ -60,5 +66,23 @@ describe('the runtime-preparation overlay of a session home', () => {
     const { info, home } = await overlayAgent('false');
     expect(info).toMatchObject({ status: 'ready', connector: 'plain' });
     expect(await readFile(join(home, 'config.yaml'), 'utf8')).toBe(USER_CONFIG);
+  });
+
+  const START_READ: Partial<AcpAgentDescriptor> = {
+    ...OVERLAY,
+    skills: { ...(OVERLAY.skills as object), readAt: 'start' } as AcpAgentDescriptor['skills'],
+  };
+
+  it('links the skills and merges the list before a start-reading agent starts', async () => {
+    const { info, home } = await overlayAgent('true', START_READ);
+    expect(info).toMatchObject({ status: 'ready', connector: 'bound' });
+    expect((await lstat(join(home, 'tutti-skills', 'notes'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(home, 'config.yaml'), 'utf8')).toContain(join(home, 'tutti-skills'));
+  });
+
+  it('takes the connector skills back when a start-read session turns out plain', async () => {
+    const { info, home } = await overlayAgent('false', START_READ);
+    expect(info).toMatchObject({ status: 'ready', connector: 'plain' });
+    await expect(lstat(join(home, 'tutti-skills', 'notes'))).rejects.toThrow(/ENOENT/);
   });
 });
