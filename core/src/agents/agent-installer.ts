@@ -1,8 +1,9 @@
 /**
  * The daemon's agent installer: one install or removal per agent at a time, each staged in
  * `<home>/agents/<id>/.staging-<random>/` and committed only when every check passed and
- * every feed listener accepted it. A refusal leaves nothing behind: the staging folder goes,
- * and so does the agent's folder when the install made it.
+ * every feed listener accepted it, and no session of an installed agent runs (`inUse`, asked
+ * again right before the commit and the removal). A refusal leaves nothing behind: the
+ * staging folder goes, and so does the agent's folder when the install made it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -46,6 +47,12 @@ export function createAgentInstaller(options: AgentInstallerOptions): AgentInsta
       warn({ agent: id, problem }, 'agent install: a record cannot be read; skipped'),
     );
 
+  /** Throws the `inUse` refusal of `id`, if any. */
+  const refuseInUse = (id: string) => {
+    const refusal = options.inUse?.(id);
+    if (refusal) throw refusal;
+  };
+
   async function exclusively<T>(id: string, work: () => Promise<T>): Promise<T> {
     if (busy.has(id)) throw new TuttiError('TUTTI_ERR_AGENT_BUSY', { id });
     busy.add(id);
@@ -70,6 +77,8 @@ export function createAgentInstaller(options: AgentInstallerOptions): AgentInsta
         await mkdir(staging, { recursive: true, mode: 0o700 });
         const previous = await readRecord(agentDir, id).catch(() => undefined);
         const staged = await stageInstall(plan, staging, platform, env);
+        // Sessions may have started while it was staged: their files stay as they are.
+        if (previous) refuseInUse(id);
         const record = await commitInstall(agentDir, staging, staged, previous, notify, warn);
         options.logger?.info(
           { agent: id, version: record.version, source: record.source },
@@ -92,6 +101,7 @@ export function createAgentInstaller(options: AgentInstallerOptions): AgentInsta
       const agentDir = join(agentsDir, id);
       const record = await readRecord(agentDir, id).catch(() => undefined);
       if (!record) throw new TuttiError('TUTTI_ERR_AGENT_NOT_INSTALLED', { id });
+      refuseInUse(id);
       try {
         await notify({ kind: 'removed', id });
       } catch (error) {

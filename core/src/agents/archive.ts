@@ -1,9 +1,10 @@
 /**
  * Archives the installer opens: a `.tar.gz` is listed first, and refused (naming the entry)
  * for an absolute path, a `..` segment, a link, a device or anything else that is not a
- * regular file or a directory, before anything is extracted. Extraction then runs with
- * tar's strict mode into a fresh folder. `.zip` and `.tar.bz2` are refused with a clear
- * message; a download without an archive extension is the program itself.
+ * regular file or a directory, a path named twice or one under an earlier file, before
+ * anything is extracted. Extraction then runs with tar's strict mode into a fresh folder.
+ * `.zip` and `.tar.bz2` are refused with a clear message; a download without an archive
+ * extension is the program itself.
  */
 import * as tar from 'tar';
 import { TuttiError } from '../errors/index.js';
@@ -61,9 +62,34 @@ function unsafe(url: URL, entry: string, reason: string): TuttiError {
   });
 }
 
+/**
+ * Why `path` clashes with an earlier entry, or undefined: the same path twice (extraction
+ * would replace the first), a path under an earlier file, a file where an earlier entry
+ * lies in a folder of that name.
+ */
+function clashOf(
+  path: string,
+  type: ArchiveEntry['type'],
+  seen: ReadonlyMap<string, ArchiveEntry['type']>,
+  parents: ReadonlySet<string>,
+): string | undefined {
+  if (seen.has(path)) return `names the path "${path}" a second time`;
+  const parts = path.split('/');
+  for (let n = 1; n < parts.length; n++) {
+    const parent = parts.slice(0, n).join('/');
+    if (seen.get(parent) === 'file') return `lies under "${parent}", an earlier file`;
+  }
+  if (type === 'file' && parents.has(path))
+    return `is a file where earlier entries lie in a folder "${path}"`;
+  return undefined;
+}
+
 /** Lists a `.tar.gz`, refusing the first unsafe entry; answers the files and folders. */
 export async function listArchive(file: string, url: URL): Promise<ArchiveEntry[]> {
   const entries: ArchiveEntry[] = [];
+  const seen = new Map<string, ArchiveEntry['type']>();
+  /** Every folder an entry lies in, named or not. */
+  const parents = new Set<string>();
   let refusal: TuttiError | undefined;
   let total = 0;
   try {
@@ -80,13 +106,17 @@ export async function listArchive(file: string, url: URL): Promise<ArchiveEntry[
         else if (entry.type !== 'Directory' && !FILE_TYPES.has(entry.type)) {
           refusal = unsafe(url, entry.path, `is a ${entry.type}, not a regular file or folder`);
         } else if (normalized !== '') {
+          const type = entry.type === 'Directory' ? 'dir' : 'file';
+          const clash = clashOf(normalized, type, seen, parents);
+          if (clash) {
+            refusal = unsafe(url, entry.path, clash);
+            return;
+          }
+          seen.set(normalized, type);
+          const parts = normalized.split('/');
+          for (let n = 1; n < parts.length; n++) parents.add(parts.slice(0, n).join('/'));
           total += entry.size;
-          entries.push({
-            path: normalized,
-            type: entry.type === 'Directory' ? 'dir' : 'file',
-            mode: entry.mode ?? 0,
-            size: entry.size,
-          });
+          entries.push({ path: normalized, type, mode: entry.mode ?? 0, size: entry.size });
           if (entries.length > MAX_ENTRIES)
             refusal = unsafe(url, entry.path, `is one entry too many (at most ${MAX_ENTRIES})`);
           if (total > MAX_TOTAL_BYTES)

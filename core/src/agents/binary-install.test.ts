@@ -138,6 +138,21 @@ describe('binary entries', () => {
     ['a symlink', { path: 'tiny/link', type: 'symlink', linkpath: '/etc/passwd' }, /symbolic link/],
     ['a hardlink', { path: 'tiny/hard', type: 'link', linkpath: 'tiny/agent' }, /hard link/],
     ['a fifo', { path: 'tiny/pipe', type: 'fifo' }, /FIFO, not a regular file/],
+    [
+      'a file named twice',
+      { path: './tiny/README', content: 'replaced\n' },
+      /"\.\/tiny\/README" names the path "tiny\/README" a second time/,
+    ],
+    [
+      'a file under an earlier file',
+      { path: 'tiny/agent/x', content: 'x' },
+      /"tiny\/agent\/x" lies under "tiny\/agent", an earlier file/,
+    ],
+    [
+      'a folder over an earlier file',
+      { path: 'tiny/README/', type: 'dir' },
+      /names the path "tiny\/README" a second time/,
+    ],
   ])('refuses an archive holding %s, leaving no files', async (_name, hostile, reason) => {
     const tgz = tarGz([...goodEntries, hostile]);
     const error = await refusedLeavingNothing(

@@ -1,6 +1,7 @@
 /**
  * Downloads for the installer: only `https:`, or `http:` to this machine (127.0.0.1,
- * localhost, [::1]); every redirect is checked the same way. A file is hashed (SHA-256)
+ * localhost, [::1]); every redirect is checked the same way, and one from `https:` must
+ * stay on `https:`. A file is hashed (SHA-256)
  * while it is written and capped in size. Messages show the address without its query
  * (a signed URL's token stays out of errors and logs).
  */
@@ -55,6 +56,22 @@ export function checkDownloadUrl(url: string, base?: string): URL {
   throw failed(parsed, `the scheme ${parsed.protocol} is not allowed: use https`);
 }
 
+/**
+ * Checks a redirect of a download that started at `original`: the download rules, and
+ * plain http (to this machine) only when the original address was plain http already, so
+ * an https source cannot send the daemon to a local service.
+ */
+export function checkRedirect(original: URL, current: URL, location: string): URL {
+  const next = checkDownloadUrl(location, current.href);
+  if (next.protocol === 'http:' && original.protocol !== 'http:') {
+    throw failed(
+      next,
+      `the https address ${shownUrl(original)} redirected to it, and tutti follows a redirect to plain http only from an http address on this machine`,
+    );
+  }
+  return next;
+}
+
 /** Fetches `url`, following checked redirects; the answer is a 2xx with a body. */
 async function get(url: URL, signal: AbortSignal): Promise<Response> {
   let current = url;
@@ -74,7 +91,7 @@ async function get(url: URL, signal: AbortSignal): Promise<Response> {
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel();
-      current = checkDownloadUrl(location, current.href);
+      current = checkRedirect(url, current, location);
       continue;
     }
     if (!response.ok || !response.body) {

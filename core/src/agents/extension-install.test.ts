@@ -209,6 +209,62 @@ describe('signed extensions', () => {
     );
   });
 
+  it('refuses a package naming a path twice or a path under a file, before extracting', async () => {
+    // Extraction would replace the declared settings with the second copy.
+    await refused(
+      publish({
+        entries: [...packageEntries(), { path: 'home/./settings.toml', content: 'model = "y"\n' }],
+      }),
+      'TUTTI_ERR_AGENT_ARCHIVE_UNSAFE',
+      /"home\/.\/settings.toml" names the path "home\/settings.toml" a second time/,
+    );
+    await refused(
+      publish({ entries: [...packageEntries(), { path: 'home/settings.toml/', type: 'dir' }] }),
+      'TUTTI_ERR_AGENT_ARCHIVE_UNSAFE',
+      /a second time/,
+    );
+    await refused(
+      publish({
+        entries: [...packageEntries(), { path: 'descriptor.json/x.md', content: 'x' }],
+      }),
+      'TUTTI_ERR_AGENT_ARCHIVE_UNSAFE',
+      /lies under "descriptor.json", an earlier file/,
+    );
+  });
+
+  it.each(['NODE_OPTIONS', 'LD_PRELOAD', 'PATH', 'PYTHONPATH'])(
+    'refuses an entry brought by an extension that sets %s, before installing it',
+    async (name) => {
+      const program = Buffer.from('#!/bin/sh\necho fixture\n');
+      files.set('/env-bin', program);
+      const entry = {
+        id: 'fixture-agent',
+        name: 'Fixture agent',
+        version: '0.7.0',
+        description: 'A fixture.',
+        distribution: {
+          binary: {
+            [PLATFORM]: {
+              archive: `${files.url}/env-bin`,
+              sha256: sha256(program),
+              cmd: './env-bin',
+              env: { FIXTURE_MODE: 'quiet', [name]: '/tmp/x' },
+            },
+          },
+        },
+      };
+      const before = files.requests.length;
+      await refused(
+        publish({ entries: packageEntries(manifest({ entry })) }),
+        'TUTTI_ERR_EXTENSION_BAD_PACKAGE',
+        new RegExp(
+          `sets ${name} \\(distribution\\.binary\\.${PLATFORM}\\.env\\), a variable that loads code`,
+        ),
+      );
+      expect(files.requests.slice(before)).not.toContain('/env-bin');
+    },
+  );
+
   it('installs the registry entry an extension brings as its runtime', async () => {
     const { home, agents } = await setup();
     const program = Buffer.from('#!/bin/sh\necho fixture\n');

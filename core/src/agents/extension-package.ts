@@ -59,14 +59,22 @@ function checkEntryIsData(agent: string, entry: ArchiveEntry): void {
   if ((entry.mode & 0o111) !== 0) throw notData('has an executable bit in its mode');
 }
 
-async function startsWithShebang(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
+/** Whether a file starts with `#!`; a file extraction did not leave as listed is refused. */
+async function startsWithShebang(agent: string, dir: string, file: string): Promise<boolean> {
   try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head.toString('latin1') === '#!';
-  } finally {
-    await handle.close();
+    const handle = await open(join(dir, file), 'r');
+    try {
+      const head = Buffer.alloc(2);
+      const { bytesRead } = await handle.read(head, 0, 2, 0);
+      return bytesRead === 2 && head.toString('latin1') === '#!';
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new TuttiError('TUTTI_ERR_EXTENSION_BAD_PACKAGE', {
+      agent,
+      problem: `its file "${file}" is not a readable file once extracted (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    });
   }
 }
 
@@ -93,7 +101,7 @@ export async function installExtensionPackage(
   await extractArchive(download, dir, signed.package);
   const files = entries.filter((entry) => entry.type === 'file').map((entry) => entry.path);
   for (const file of files) {
-    if (await startsWithShebang(join(dir, file))) {
+    if (await startsWithShebang(agent, dir, file)) {
       throw new TuttiError('TUTTI_ERR_EXTENSION_NOT_DATA', {
         agent,
         file,

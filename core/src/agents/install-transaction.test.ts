@@ -8,6 +8,7 @@ import { cleanUp, tempDir } from '@tutti/test-kit';
 import { type FileServer, startFileServer } from '@tutti/test-kit/file-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InstalledAgentsChange } from '../contracts/installed-agents.js';
+import { TuttiError } from '../errors/index.js';
 import { createAgentInstaller } from './agent-installer.js';
 
 const run = promisify(execFile);
@@ -165,6 +166,43 @@ describe('the install transaction', () => {
     });
     await expect(agents.remove('tx-agent')).rejects.toThrow('sessions run');
     expect(existsSync(join(dir, 'installed.json'))).toBe(true);
+  });
+
+  it('refuses at commit an upgrade or a reinstall of an agent whose session started meanwhile, keeping its files', async () => {
+    const home = await tempDir('tutti-tx-');
+    const dir = join(home, 'agents', 'tx-agent');
+    let sessions = 0;
+    const agents = createAgentInstaller({
+      home,
+      platform: PLATFORM,
+      inUse: (id) =>
+        sessions > 0
+          ? new TuttiError('TUTTI_ERR_AGENT_IN_USE', { id, count: sessions, session: 's-1' })
+          : undefined,
+    });
+    const old = await agents.install({ entry: entryOf('1.0.0') });
+    const heard: string[] = [];
+    agents.feed.subscribe((change) => {
+      heard.push(change.kind);
+    });
+    // A session starts while the new version is staged (once the request was accepted).
+    for (const version of ['2.0.0', '1.0.0']) {
+      sessions = 0;
+      const installing = agents.install({ entry: entryOf(version) });
+      sessions = 1;
+      await expect(installing).rejects.toMatchObject({ code: 'TUTTI_ERR_AGENT_IN_USE' });
+      expect((await readdir(dir)).sort()).toEqual(['1.0.0', 'installed.json']);
+      expect(await output(old.run!.command)).toBe('1.0.0');
+      expect(await agents.feed.list()).toEqual([old]);
+    }
+    await expect(agents.remove('tx-agent')).rejects.toMatchObject({
+      code: 'TUTTI_ERR_AGENT_IN_USE',
+    });
+    expect(await agents.feed.list()).toEqual([old]);
+    expect(heard).toEqual([]);
+    sessions = 0;
+    await agents.remove('tx-agent');
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('skips a broken record in the listing', async () => {

@@ -118,6 +118,16 @@ describe('npx entries', () => {
     expect(existsSync(join(packageRoot, 'installed-mark'))).toBe(true);
   });
 
+  it('approves the allowed package in its allowScripts, so npm with strict-allow-scripts runs them', async () => {
+    const home = await tempDir('tutti-npm-');
+    // npm 11.19 refuses unreviewed install scripts under this setting (ESTRICTALLOWSCRIPTS).
+    const env = { ...(await npmEnv()), npm_config_strict_allow_scripts: 'true' };
+    const agents = createAgentInstaller({ home, env, platform: 'linux-x86_64' });
+    await agents.install({ entry: npxEntry(`${AGENT}@1.2.3`), allowInstallScripts: true });
+    const packageRoot = join(home, 'agents', 'npm-agent', '1.2.3', 'node_modules', AGENT);
+    expect(existsSync(join(packageRoot, 'installed-mark'))).toBe(true);
+  });
+
   it('refuses an unpinned package before running npm, with the pin to write', async () => {
     const home = await tempDir('tutti-npm-');
     const agents = createAgentInstaller({ home, env: await npmEnv(), platform: 'linux-x86_64' });

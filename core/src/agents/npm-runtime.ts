@@ -63,6 +63,8 @@ export async function installNpmRuntime(
   const pin = pinnedNpmPackage(entry.id, target.package, entry.version);
   const spec = `${pin.name}@${pin.version}`;
   const manifest: Record<string, unknown> = { private: true };
+  // Leaving out --ignore-scripts is the switch; npm 11.19+ under strict-allow-scripts also
+  // wants the package approved (ESTRICTALLOWSCRIPTS otherwise).
   if (context.allowInstallScripts) manifest.allowScripts = { [pin.name]: true };
   await writeFile(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const args = [

@@ -1,12 +1,14 @@
 /**
  * Prepares one install in the staging folder `<home>/agents/<id>/.staging-<random>/`: the
  * runtime of a registry entry (`runtime/`), or a verified extension (`extension/`, its
- * `source.json`, and the runtime of the entry it brings). Nothing outside the staging
- * folder is touched; the transaction moves the parts into place.
+ * `source.json`, and the runtime of the entry it brings, which may set no variable that loads
+ * code). Nothing outside the staging folder is touched; the transaction moves the parts into
+ * place.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TuttiError } from '../errors/index.js';
+import { variableLoadsCode } from './code-variables.js';
 import { installExtensionPackage } from './extension-package.js';
 import { type ExtensionSource, fetchSignedVersion } from './extension-source.js';
 import type { InstallPlan } from './install-request.js';
@@ -82,5 +84,34 @@ export async function stageInstall(
       found: entry.id,
     });
   }
+  refuseCodeVariables(source.agent, entry);
   return { id: source.agent, entry, extension, runtime: await stageRuntime(entry) };
+}
+
+/**
+ * Refuses an extension's entry that sets a variable loading code (NODE_OPTIONS, LD_PRELOAD,
+ * PATH...): an extension is data and sets switches only. (An entry of the registry itself
+ * is the agent's own code anyway.)
+ */
+function refuseCodeVariables(agent: string, entry: RegistryEntry): void {
+  const { npx, uvx, binary } = entry.distribution;
+  const targets: [string, { env?: Record<string, string> } | undefined][] = [
+    ['npx', npx],
+    ['uvx', uvx],
+    ...Object.entries(binary ?? {}).map(
+      ([platform, target]): [string, { env?: Record<string, string> }] => [
+        `binary.${platform}`,
+        target,
+      ],
+    ),
+  ];
+  for (const [where, target] of targets) {
+    const name = Object.keys(target?.env ?? {}).find(variableLoadsCode);
+    if (name !== undefined) {
+      throw new TuttiError('TUTTI_ERR_EXTENSION_BAD_PACKAGE', {
+        agent,
+        problem: `the entry of tutti-extension.json sets ${name} (distribution.${where}.env), a variable that loads code: an extension sets switches only, remove it`,
+      });
+    }
+  }
 }

@@ -8,6 +8,7 @@ import type {
   InstalledAgentSource,
   InstalledAgentsFeed,
 } from '../contracts/installed-agents.js';
+import type { TuttiError } from '../errors/index.js';
 
 /** The body of `POST /v1/agents/install`, checked by the installer. */
 export type AgentInstallRequest = (
@@ -15,7 +16,7 @@ export type AgentInstallRequest = (
   | { readonly id: string }
   | { readonly extension: unknown }
 ) & {
-  /** Lets npm run the package's install scripts (off unless the user allows). */
+  /** Lets npm run the package's install scripts and uv build from source (off unless allowed). */
   readonly allowInstallScripts?: boolean;
 };
 
@@ -68,4 +69,11 @@ export interface AgentInstallerOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The platform key of this machine (`linux-x86_64`); tests may name another. */
   readonly platform?: string;
+  /**
+   * Why agent `id` may not change now (TUTTI_ERR_AGENT_IN_USE while its sessions run), or
+   * undefined. Asked inside the agent's exclusive section right before an install of an
+   * installed agent is committed and before a removal: a refusal leaves the installed files
+   * as they were.
+   */
+  readonly inUse?: (id: string) => TuttiError | undefined;
 }

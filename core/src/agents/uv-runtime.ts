@@ -1,7 +1,8 @@
 /**
  * The uvx distribution, installed once: `uv venv --relocatable` in the staged folder, then
- * `uv pip install` of the pinned package into it; the program is `venv/bin/<cmd or package
- * name>`. Without `uv` on PATH: TUTTI_ERR_AGENT_UV_MISSING.
+ * `uv pip install` of the pinned package into it, from wheels only unless install scripts are
+ * allowed (a source distribution runs its build code); the program is `venv/bin/<cmd or
+ * package name>`. Without `uv` on PATH: TUTTI_ERR_AGENT_UV_MISSING.
  */
 import { access, constants } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
@@ -49,6 +50,27 @@ async function uv(
   });
 }
 
+/**
+ * The arguments of `uv pip install` for `spec` (`name==1.2.3`) into the venv of `python`:
+ * wheels only (`--only-binary :all:`, no source distribution's build code runs) unless the
+ * request allows install scripts.
+ */
+export function uvPipInstallArgs(
+  python: string,
+  spec: string,
+  allowInstallScripts: boolean,
+): string[] {
+  return [
+    'pip',
+    'install',
+    '--quiet',
+    '--python',
+    python,
+    ...(allowInstallScripts ? [] : ['--only-binary', ':all:']),
+    spec,
+  ];
+}
+
 /** Installs a uvx target's pinned package into a venv in `dir` (which exists and is empty). */
 export async function installUvRuntime(
   entry: RegistryEntry,
@@ -66,7 +88,7 @@ export async function installUvRuntime(
   await uv(
     entry.id,
     command,
-    ['pip', 'install', '--quiet', '--python', python, `${pin.name}==${pin.version}`],
+    uvPipInstallArgs(python, `${pin.name}==${pin.version}`, context.allowInstallScripts),
     dir,
     context.env,
   );

@@ -49,6 +49,36 @@ async function serve(bytes: Buffer): Promise<string> {
 }
 
 /**
+ * Serves `bytes` at `/held.tar.gz` on loopback once `release` is called; `asked` resolves
+ * when the request arrived.
+ */
+async function serveHeld(bytes: Buffer) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let arrived!: () => void;
+  const asked = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const server: Server = createServer((request, response) => {
+    if (request.url !== '/held.tar.gz') return response.writeHead(404).end();
+    arrived();
+    void released.then(() =>
+      response.writeHead(200, { 'content-type': 'application/gzip' }).end(bytes),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    release();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/held.tar.gz`;
+  return { url, asked, release };
+}
+
+/**
  * A binary registry entry whose archive holds `agent/run`: a shell script that records its
  * arguments to $ARGS_RECORD and runs the scripted ACP agent.
  */
@@ -81,7 +111,7 @@ async function binaryEntry(root: string) {
       },
     },
   };
-  return { entry, record };
+  return { entry, record, bytes };
 }
 
 async function daemonOn(home: string): Promise<Daemon> {
@@ -149,6 +179,46 @@ describe('the agent endpoints', () => {
     const gone = await control(daemon, 'DELETE', '/v1/agents/loopback-agent');
     expect(gone.status).toBe(404);
     expect(gone.body.error.code).toBe('TUTTI_ERR_AGENT_NOT_INSTALLED');
+  });
+
+  it('refuses an upgrade when a session of the agent started while it downloaded, keeping the old version', async () => {
+    const root = await tempDir('tutti-agent-endpoints-');
+    const daemon = await daemonOn(join(root, 'home'));
+    const { entry, bytes } = await binaryEntry(root);
+    expect((await control(daemon, 'POST', '/v1/agents/install', { entry })).status).toBe(200);
+
+    const held = await serveHeld(bytes);
+    const [platform, target] = Object.entries(entry.distribution.binary)[0]!;
+    const newer = {
+      ...entry,
+      version: '2.0.0',
+      distribution: { binary: { [platform]: { ...target, archive: held.url } } },
+    };
+    // No session runs when the request comes: the endpoint's first check lets it through.
+    const upgrading = control(daemon, 'POST', '/v1/agents/install', { entry: newer });
+    await held.asked;
+    const cwd = join(root, 'work');
+    await mkdir(cwd);
+    const started = await control(daemon, 'POST', '/v1/sessions', {
+      workspaceId: 'ws',
+      cwd,
+      provider: 'loopback-agent',
+      permissions: 'agent',
+    });
+    expect(started.status).toBe(200);
+    held.release();
+    const refused = await upgrading;
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('TUTTI_ERR_AGENT_IN_USE');
+    expect(refused.body.error.message).toContain(started.body.session.id);
+
+    const listed = await control(daemon, 'GET', '/v1/agents');
+    expect(listed.body.agents.map((a: { version: string }) => a.version)).toEqual(['1.0.0']);
+    const agentDir = join(root, 'home', 'agents', 'loopback-agent');
+    expect((await readdir(agentDir)).sort()).toEqual(['1.0.0', 'installed.json']);
+    expect(
+      (await control(daemon, 'DELETE', `/v1/sessions/${started.body.session.id}`)).status,
+    ).toBe(200);
   });
 
   it.each([

@@ -3,7 +3,7 @@
  * ACP agent from a registry entry, a registry id or a signed extension; list the installed
  * ones with whether a provider of their id is registered; remove one. An agent whose
  * sessions run is neither removed nor replaced: its files would vanish under the running
- * process. An install answers once it is done, however long npm or a download takes (the
+ * process (refused here first, and by the installer again right before it commits). An install answers once it is done, however long npm or a download takes (the
  * control app sets no request timeout).
  */
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +21,25 @@ export type AgentRow = AgentListing & {
 
 /** Session states whose agent process runs (or a host runs it from a projection). */
 const LIVE: ReadonlySet<AgentSessionStatus> = new Set(['starting', 'ready', 'prepared']);
+
+/**
+ * TUTTI_ERR_AGENT_IN_USE while sessions of agent `id` run, else undefined: the endpoints ask
+ * it first (a fast refusal), the installer again right before it commits or removes.
+ */
+export function agentInUse(
+  host: Pick<AgentSessionHost, 'listSessions'>,
+  id: string,
+): TuttiError | undefined {
+  const live = host
+    .listSessions()
+    .filter((session) => session.provider === id && LIVE.has(session.status));
+  if (live.length === 0) return undefined;
+  return new TuttiError('TUTTI_ERR_AGENT_IN_USE', {
+    id,
+    count: live.length,
+    session: live[0]!.id,
+  });
+}
 
 /**
  * The agent id an install body names, when it names one plainly (`id`, `entry.id`,
@@ -64,16 +83,8 @@ export function registerAgentEndpoints(
 
   /** Refuses a change of `id` while sessions of it run. */
   const refuseInUse = (id: string) => {
-    const live = host
-      .listSessions()
-      .filter((session) => session.provider === id && LIVE.has(session.status));
-    if (live.length > 0) {
-      throw new TuttiError('TUTTI_ERR_AGENT_IN_USE', {
-        id,
-        count: live.length,
-        session: live[0]!.id,
-      });
-    }
+    const refusal = agentInUse(host, id);
+    if (refusal) throw refusal;
   };
 
   app.post('/v1/agents/install', async (request) => {

@@ -46,7 +46,7 @@ import {
 } from './daemon-file.js';
 import { acquireHomeLock } from './home-lock.js';
 import { restorePreviousSessions } from './restore-sessions.js';
-import { registerAgentEndpoints } from './agent-endpoints.js';
+import { agentInUse, registerAgentEndpoints } from './agent-endpoints.js';
 import { registerAuditEndpoint } from './audit-endpoint.js';
 import { createCallRecorder } from './call-recorder.js';
 import { openObservers } from './daemon-observe.js';
@@ -273,6 +273,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(options.agentRegistry !== undefined && { registryIndex: options.agentRegistry }),
       logger: logger.child({ component: 'agents' }),
       env: process.env,
+      inUse: (id) => (host ? agentInUse(host, id) : undefined),
     });
     // Plugins load while the connectors start: neither waits for the other.
     const loadingPlugins = discoverAndLoadPlugins(host, {
