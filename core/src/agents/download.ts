@@ -2,12 +2,13 @@
  * Downloads for the installer: only `https:`, or `http:` to this machine (127.0.0.1,
  * localhost, [::1]); every redirect is checked the same way, and one from `https:` must
  * stay on `https:`. A file is hashed (SHA-256)
- * while it is written and capped in size. Messages show the address without its query
+ * while it is written, capped in size, and given up when its server stops sending. Messages show the address without its query
  * (a signed URL's token stays out of errors and logs).
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { TuttiError } from '../errors/index.js';
 
 /** The largest archive the installer downloads (1 GiB). */
@@ -73,7 +74,7 @@ export function checkRedirect(original: URL, current: URL, location: string): UR
 }
 
 /** Fetches `url`, following checked redirects; the answer is a 2xx with a body. */
-async function get(url: URL, signal: AbortSignal): Promise<Response> {
+async function get(url: URL, signal: AbortSignal, aborted: () => string): Promise<Response> {
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     let response: Response;
@@ -84,7 +85,7 @@ async function get(url: URL, signal: AbortSignal): Promise<Response> {
       throw failed(
         current,
         signal.aborted
-          ? 'it timed out'
+          ? aborted()
           : `it could not be fetched (${cause ?? (error as Error).message})`,
       );
     }
@@ -103,56 +104,85 @@ async function get(url: URL, signal: AbortSignal): Promise<Response> {
   throw failed(url, `it redirected more than ${MAX_REDIRECTS} times`);
 }
 
-function tooLarge(url: URL, max: number): TuttiError {
-  return failed(url, `it is larger than ${max} bytes`);
+/** How long a download may take, and how long its server may send nothing. */
+export interface DownloadLimits {
+  /** The most bytes read before it is refused. */
+  readonly maxBytes?: number;
+  /** The whole download (default 10 minutes). */
+  readonly totalMs?: number;
+  /** A server that sends nothing for this long is given up (default 60 s). */
+  readonly idleMs?: number;
+}
+
+const IDLE_TIMEOUT_MS = 60 * 1000;
+
+/**
+ * The body of `url`, chunk by chunk: refused past `maxBytes`, given up when the whole
+ * download takes too long or the server stops sending, and answered with why when the
+ * connection breaks off. Nothing of a refused body is kept by the caller's loop.
+ */
+async function* cappedBody(
+  url: URL,
+  limits: DownloadLimits,
+  defaultMax: number,
+): AsyncGenerator<Uint8Array> {
+  const maxBytes = limits.maxBytes ?? defaultMax;
+  const idleMs = limits.idleMs ?? IDLE_TIMEOUT_MS;
+  const idle = new AbortController();
+  const signal = AbortSignal.any([
+    AbortSignal.timeout(limits.totalMs ?? DOWNLOAD_TIMEOUT_MS),
+    idle.signal,
+  ]);
+  const timer = setTimeout(() => idle.abort(), idleMs);
+  const why = () =>
+    idle.signal.aborted
+      ? `the server sent nothing for ${idleMs} ms`
+      : signal.aborted
+        ? 'it timed out'
+        : 'the connection broke off';
+  try {
+    const response = await get(url, signal, why);
+    let bytes = 0;
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        timer.refresh();
+        bytes += chunk.byteLength;
+        if (bytes > maxBytes) throw failed(url, `it is larger than ${maxBytes} bytes`);
+        yield chunk;
+      }
+    } catch (error) {
+      if (error instanceof TuttiError) throw error;
+      throw failed(url, why());
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Downloads `url` into `file`, hashing it; answers the hex SHA-256 and the size. */
 export async function downloadToFile(
   url: URL,
   file: string,
-  maxBytes = MAX_DOWNLOAD_BYTES,
+  limits: DownloadLimits = {},
 ): Promise<{ sha256: string; bytes: number }> {
-  const signal = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
-  const response = await get(url, signal);
   const hash = createHash('sha256');
-  const out = createWriteStream(file, { mode: 0o600 });
   let bytes = 0;
-  try {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+  async function* hashed() {
+    for await (const chunk of cappedBody(url, limits, MAX_DOWNLOAD_BYTES)) {
       bytes += chunk.byteLength;
-      if (bytes > maxBytes) throw tooLarge(url, maxBytes);
       hash.update(chunk);
-      if (!out.write(chunk))
-        await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      yield chunk;
     }
-  } catch (error) {
-    out.destroy();
-    if (error instanceof TuttiError) throw error;
-    throw failed(url, signal.aborted ? 'it timed out' : 'the connection broke off');
   }
-  await new Promise<void>((resolve, reject) =>
-    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-  );
+  // The pipeline ends the file on every outcome (a write still under way included).
+  await pipeline(hashed(), createWriteStream(file, { mode: 0o600 }));
   return { sha256: hash.digest('hex'), bytes };
 }
 
 /** Reads a small document from `url` into memory (capped). */
-export async function fetchBytes(url: URL, maxBytes = MAX_DOCUMENT_BYTES): Promise<Buffer> {
-  const signal = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
-  const response = await get(url, signal);
+export async function fetchBytes(url: URL, limits: DownloadLimits = {}): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.byteLength;
-      if (bytes > maxBytes) throw tooLarge(url, maxBytes);
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof TuttiError) throw error;
-    throw failed(url, 'the connection broke off');
-  }
+  for await (const chunk of cappedBody(url, limits, MAX_DOCUMENT_BYTES)) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 

@@ -101,7 +101,7 @@ export async function fetchSignedVersion(source: ExtensionSource): Promise<Signe
   const sigUrl = new URL(versionsUrl);
   sigUrl.pathname += '.sig';
   const bytes = await fetchBytes(versionsUrl);
-  const sigText = (await fetchBytes(sigUrl, 4096)).toString('utf8').trim();
+  const sigText = (await fetchBytes(sigUrl, { maxBytes: 4096 })).toString('utf8').trim();
   const signature = Buffer.from(sigText, 'base64');
   const badSignature = () =>
     new TuttiError('TUTTI_ERR_EXTENSION_BAD_SIGNATURE', {
