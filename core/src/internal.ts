@@ -60,6 +60,7 @@ export {
   type AgentInstallerOptions,
   type AgentInstallRequest,
   type AgentListing,
+  checkDownloadUrl,
   createAgentInstaller,
   platformKey,
 } from './agents/index.js';

@@ -5,6 +5,7 @@
  */
 export { createAgentInstaller } from './agent-installer.js';
 export { platformKey } from './distribution.js';
+export { checkDownloadUrl } from './download.js';
 export type {
   AgentInstaller,
   AgentInstallerOptions,
