@@ -63,6 +63,20 @@ export function createAgentInstaller(options: AgentInstallerOptions): AgentInsta
     }
   }
 
+  /**
+   * Sizes on disk by agent, for the install they were measured of: an install's files change
+   * only through this installer, and walking a big runtime (hundreds of MB) on every listing
+   * (the dashboard's view refreshes) is work done again for nothing.
+   */
+  const sizes = new Map<string, { readonly installedAt: string; readonly bytes: number }>();
+  async function sizeOf(record: InstalledAgent): Promise<number> {
+    const known = sizes.get(record.id);
+    if (known?.installedAt === record.installedAt) return known.bytes;
+    const bytes = await sizeOnDisk(join(agentsDir, record.id));
+    sizes.set(record.id, { installedAt: record.installedAt, bytes });
+    return bytes;
+  }
+
   async function install(request: AgentInstallRequest): Promise<InstalledAgent> {
     const plan = await planInstall(request, options.registryIndex);
     const id = idOfPlan(plan);
@@ -90,6 +104,8 @@ export function createAgentInstaller(options: AgentInstallerOptions): AgentInsta
         throw error;
       } finally {
         await rm(staging, { recursive: true, force: true });
+        // A listing during the install may have measured its staging too.
+        sizes.delete(id);
       }
     });
   }
@@ -114,6 +130,7 @@ export function createAgentInstaller(options: AgentInstallerOptions): AgentInsta
         throw error;
       }
       await rm(agentDir, { recursive: true, force: true });
+      sizes.delete(id);
       options.logger?.info({ agent: id }, 'agent removed');
     });
   }
@@ -136,7 +153,7 @@ export function createAgentInstaller(options: AgentInstallerOptions): AgentInsta
               },
             }
           : {}),
-        sizeBytes: await sizeOnDisk(join(agentsDir, record.id)),
+        sizeBytes: await sizeOf(record),
         installedAt: record.installedAt,
       });
     }

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InstalledAgentsChange } from '../contracts/installed-agents.js';
 import { TuttiError } from '../errors/index.js';
 import { createAgentInstaller } from './agent-installer.js';
+import { sizeOnDisk } from './agent-records.js';
 
 const run = promisify(execFile);
 const PLATFORM = 'linux-x86_64';
@@ -74,6 +75,22 @@ describe('the install transaction', () => {
     const newer = await agents.install({ entry: entryOf('1.1.0') });
     expect((await readdir(dir)).sort()).toEqual(['1.1.0', 'installed.json']);
     expect(await output(newer.run!.command)).toBe('1.1.0');
+  });
+
+  it('lists each install at its own size on disk, measured again after an upgrade', async () => {
+    const { agents, dir } = await setup();
+    await agents.install({ entry: entryOf('1.0.0') });
+    const [first] = await agents.list();
+    expect(first?.sizeBytes).toBe(await sizeOnDisk(dir));
+    // A bigger program in the next version: the listing follows it.
+    const entry = entryOf('2.0.0');
+    const program = Buffer.from(`#!/bin/sh\n# ${'x'.repeat(5000)}\necho 2.0.0\n`);
+    files.set('/tx-agent-2.0.0', program);
+    entry.distribution.binary[PLATFORM]!.sha256 = sha256(program);
+    await agents.install({ entry });
+    const [second] = await agents.list();
+    expect(second?.sizeBytes).toBe(await sizeOnDisk(dir));
+    expect(second!.sizeBytes).toBeGreaterThan(first!.sizeBytes);
   });
 
   it('undoes an install a listener refuses, keeping the old version, and answers its error', async () => {
